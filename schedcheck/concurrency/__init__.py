@@ -1,0 +1,1 @@
+"""Controlled thread interleavings, linearizability checking and real-thread stress."""
