@@ -98,7 +98,7 @@ def norm_claims(claims: Iterable[Any]) -> list[NormClaim]:
 
 
 def norm_info(info: Any) -> NormInfo:
-    """``TaskInfo`` -> ``(task_id, generation, "STATE", cause-or-None)``; extra attributes ignored."""
+    """``TaskInfo`` -> ``(task_id, generation, "STATE", cause)``; extra attributes ignored."""
     return (
         _field(info, "task_id", 0),
         int(_field(info, "generation", 1)),

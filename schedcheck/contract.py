@@ -16,8 +16,8 @@ What is fixed and what is open:
 from __future__ import annotations
 
 import enum
-from collections.abc import Hashable, Sequence
-from typing import Any, Callable, NamedTuple
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any, NamedTuple
 
 __all__ = [
     "DEAD",

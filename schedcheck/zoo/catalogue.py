@@ -26,7 +26,8 @@ class Mutant:
     mistake: str  #: the mistake in words, as the seed (or the issue) states it
     source: str  #: "seed 000: common mistakes", "seed 004: ...", "issue 6: extra", ...
     expected_clause: str  #: the clause id expected to catch it (schedcheck.harness.clauses)
-    factory: Callable[..., Any]  #: called like the bundled class (cls(max_concurrency) / cls(tick, W, **o))
+    #: called like the bundled class: cls(max_concurrency) or cls(tick, wheel_size, **options)
+    factory: Callable[..., Any]
     kind: str = "sequential"  #: "sequential", "cost" (caught by a scaling clause) or "race"
 
 
