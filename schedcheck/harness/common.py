@@ -66,6 +66,7 @@ __all__ = [
     "Ref",
     "RunContext",
     "ScalingResult",
+    "ScalingTimeout",
     "SuiteMachine",
     "call_code",
     "check_expr",
@@ -574,13 +575,25 @@ class ScalingResult:
         return self.verdict == HELD
 
 
-def _timed(workload: Callable[[int], object], size: int) -> float:
+class ScalingTimeout(Exception):
+    """Raised by a deadline-aware workload that passed its deadline (see measure_scaling)."""
+
+
+def _timed(workload: Callable[..., object], size: int, budget: float | None = None) -> float:
+    """Seconds for ``workload(size)`` (``workload(size, deadline)`` when ``budget`` is given;
+    on ScalingTimeout the budget itself is returned, a lower bound of the true time)."""
     gc.collect()
     was_enabled = gc.isenabled()
     gc.disable()  # a generational collection in the middle of one size skews the ratio
     try:
         started = time.perf_counter()
-        workload(size)
+        if budget is None:
+            workload(size)
+        else:
+            try:
+                workload(size, started + budget)
+            except ScalingTimeout:
+                return budget
         return time.perf_counter() - started
     finally:
         if was_enabled:
@@ -588,13 +601,14 @@ def _timed(workload: Callable[[int], object], size: int) -> float:
 
 
 def measure_scaling(
-    workload: Callable[[int], object],
+    workload: Callable[..., object],
     *,
     n: int,
     factor: int = 8,
     threshold: float = 3.0,
     repetitions: int = 3,
     what: str = "item",
+    give_up_ratio: float | None = None,
 ) -> ScalingResult:
     """Time ``workload(n)`` and ``workload(factor * n)`` (best of ``repetitions`` each, after a
     warm-up at n) and compare the cost per ``what`` as a ratio against ``threshold``.
@@ -602,21 +616,33 @@ def measure_scaling(
     A linear workload has a ratio near 1; a per-item cost that grows with n (a scan of every
     task per completion) has a ratio near ``factor``. ``threshold`` sits between the two
     with a wide margin, so a noisy machine does not flip the verdict.
+
+    ``give_up_ratio``: when set, the large runs are called as ``workload(size, deadline)``
+    (``deadline`` on ``time.perf_counter``) and may raise :class:`ScalingTimeout` once the
+    per-item ratio is sure to exceed ``give_up_ratio``; the ratio is then a lower bound
+    (a quadratic target at 8n would otherwise take minutes).
     """
     if n < 1 or factor < 2 or repetitions < 1:
         raise ValueError(f"need n >= 1, factor >= 2, repetitions >= 1; got {n}, {factor}, "
                          f"{repetitions}")
     _timed(workload, n)  # warm-up: imports, caches, allocator
     small = min(_timed(workload, n) for _ in range(repetitions))
-    large = min(_timed(workload, n * factor) for _ in range(repetitions))
+    budget = None if give_up_ratio is None else small * factor * give_up_ratio
+    larges = []
+    for _ in range(repetitions):
+        larges.append(_timed(workload, n * factor, budget))
+        if budget is not None and larges[-1] >= budget:
+            break  # timed out: more repetitions would only time out again
+    large = min(larges)
     per_small = small / n
     per_large = large / (n * factor)
     ratio = per_large / per_small if per_small > 0 else float("inf")
+    bound = ">= " if budget is not None and large >= budget else ""
     verdict = HELD if ratio <= threshold else BROKEN
     text = (
-        f"cost per {what}: {per_small * 1e6:.2f} us at n={n}, {per_large * 1e6:.2f} us at "
-        f"n={n * factor} -- ratio {ratio:.2f} (linear ~1, a scan per {what} ~{factor}; "
-        f"threshold {threshold}): {verdict}"
+        f"cost per {what}: {per_small * 1e6:.2f} us at n={n}, {bound}{per_large * 1e6:.2f} us "
+        f"at n={n * factor} -- ratio {bound}{ratio:.2f} (linear ~1, a scan per {what} "
+        f"~{factor}; threshold {threshold}): {verdict}"
     )
     return ScalingResult(
         ratio=ratio,
