@@ -1,6 +1,93 @@
-"""PLACEHOLDER -- being written; replaced by the real module."""
+"""HashedTimingWheel: the seed's hashed timing wheel (CONTRACT.md Part 2), thread-safe.
+
+Data structure. ``wheel_size`` buckets, each an intrusive circular doubly linked list of
+Handles (handle == node, see ``_wheel_common``). A timer with due tick ``d`` (rule 2) sits in
+bucket ``d % W`` with ``rounds == (d - cursor) // W``: the seed's ``remainingRounds``, stored
+explicitly and decremented each time the cursor visits its bucket. Invariant (checked by
+``check_invariants``): for every linked node ``rounds == (due - cursor) // W`` -- the visit
+of tick ``k`` (``k % W == d % W``, ``k < d``) lowers ``(d - k) // W`` by exactly one, and the
+cursor passing any other bucket leaves it unchanged, so the stored rounds and the formula agree.
+
+Processing tick ``k`` detaches bucket ``k % W`` whole and walks it: a node cancelled meanwhile
+is skipped (``_still_live``, rule 4's re-check), ``rounds > 0`` is decremented and re-linked
+(re-linking keeps list order, so a bucket stays in ascending seq: ties fire in schedule order,
+rule 3), else it fires.
+
+Costs against "Costs": ``schedule``/``cancel`` O(1) (append / unlink through the handle, one
+bitmap bit when a bucket turns (non-)empty). A processed tick O(1 + its bucket). An ``advance``
+over T ticks jumps from one non-empty bucket to the next with the occupancy bitmap, so it costs
+O(non-empty buckets visited + timers fired + T/W/64 bitmap words), not O(T). Caveat (the
+seed's structure, kept on purpose): a timer many rotations away is visited once per rotation
+(that is what rounds are); the hierarchical wheel avoids this. Empty ticks still use the
+``max_catchup_ticks`` budget (rule 1).
+
+Departures from the model: none observable. The model sorts its live dict per advance; here
+the bucket order already is the firing order.
+
+Locking: one ``lock_factory()`` lock guards all state (``_WheelBase``); callbacks and
+``executor.submit`` run after it is released.
+"""
+
+from __future__ import annotations
+
+from schedcheck.impl._wheel_common import Handle, _BucketArray, _WheelBase
+
+__all__ = ["HashedTimingWheel"]
 
 
-class HashedTimingWheel:
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        raise NotImplementedError("HashedTimingWheel is not written yet")
+class HashedTimingWheel(_WheelBase):
+    """``HashedTimingWheel(tick, wheel_size, *, start=0, max_catchup_ticks=None,
+    max_pending=None, executor=None, lock_factory=threading.Lock)``."""
+
+    def _init_buckets(self) -> None:
+        self._buckets = _BucketArray(self._wheel_size)
+
+    def _rounds_for(self, due: int) -> int:
+        """Remaining rotations of a timer due at ``due`` (rule 2's informative note)."""
+        return (due - self._cursor) // self._wheel_size
+
+    def _insert(self, node: Handle) -> None:
+        node._rounds = self._rounds_for(node._due)
+        self._buckets.append(node._due % self._wheel_size, node)
+
+    def _process(self, first: int, last: int, out: list[Handle]) -> int:
+        """Visit the non-empty buckets of ticks first..last in order (bitmap skip)."""
+        size = self._wheel_size
+        k = first
+        while k <= last:
+            distance = self._buckets.distance_to_next(k % size)
+            if distance < 0 or k + distance > last:
+                break
+            k += distance
+            self._process_tick(k, out)
+            k += 1
+        return last + 1
+
+    def _process_tick(self, k: int, out: list[Handle]) -> None:
+        """The seed's loop body: detach bucket k % W, skip cancelled, re-link rounds > 0."""
+        index = k % self._wheel_size
+        for node in self._buckets.detach(index):
+            if not self._still_live(node):
+                continue
+            if node._rounds > 0:
+                node._rounds -= 1
+                self._buckets.append(index, node)
+            else:
+                self._fire(node, out)
+
+    def _check_structure(self) -> int:
+        linked = self._buckets.check()
+        for index in range(self._wheel_size):
+            previous = -1
+            for node in self._buckets.iter_bucket(index):
+                self._check_node(node)
+                assert node._due % self._wheel_size == index, (
+                    f"{node!r} is in bucket {index}, expected {node._due % self._wheel_size}"
+                )
+                assert node._rounds == (node._due - self._cursor) // self._wheel_size, (
+                    f"{node!r} has rounds {node._rounds}, expected "
+                    f"{(node._due - self._cursor) // self._wheel_size} at cursor {self._cursor}"
+                )
+                assert node._seq > previous, f"bucket {index} is out of seq order at {node!r}"
+                previous = node._seq
+        return linked

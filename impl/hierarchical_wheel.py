@@ -1,6 +1,127 @@
-"""PLACEHOLDER -- being written; replaced by the real module."""
+"""HierarchicalTimingWheel: Kafka/Linux-style levels that cascade (CONTRACT.md Part 2, "Costs").
+
+Data structure. Levels ``0, 1, 2, ...``, each ``B = max(2, wheel_size)`` buckets (a level of
+one bucket cannot subdivide anything, so ``wheel_size == 1`` uses two). Level ``l`` has slots
+of ``B**l`` ticks and covers ``B**(l+1)`` ticks; a timer due at ``d`` with cursor ``c``
+(``delta = d - c``) goes to level 0, bucket ``d % B``, when ``delta < B``, else to the lowest
+level ``l`` with ``delta < B**(l+1)``, bucket ``(d // B**l) % B``. Levels are added on demand,
+so any delay fits (no overflow list, no rounds: every node's rounds are 0).
+
+Why a level's bucket holds one slot only: at placement the slot ``s = d // B**l`` satisfies
+``s * B**l > c`` (the slot has not started: ``delta >= B**l``) and ``s <= c // B**l + B``;
+as the cursor moves, the earliest slot is cascaded exactly when its first tick is processed.
+So the live slots of level ``l`` always lie in ``[ceil(c / B**l), c // B**l + B]``, ``B``
+consecutive values, one per bucket (``check_invariants`` asserts this window).
+
+Processing tick ``k``: for every level ``l >= 1`` with ``k % B**l == 0``, highest first, the
+bucket of slot ``k // B**l`` is detached and each live node re-placed with cursor ``k`` (it
+lands on a lower level; a level-2 node may go to level 1 and be cascaded again at once). Then
+level 0's bucket ``k % B`` is detached: every node in it is due at ``k``. Cascading appends
+older timers behind newer ones, so the tick's fired nodes are sorted by seq (timsort: O(n) when
+already ordered) -- ties fire in schedule order even after a cascade (rule 3).
+
+Costs. ``schedule``/``cancel`` O(1) (level choice is O(levels) = O(log_B delay)). A tick costs
+O(1 + its bucket + the nodes cascaded at it); each timer is cascaded at most once per level, so
+a timer costs O(levels) over its life instead of the hashed wheel's O(delay / W) visits.
+``advance`` over T ticks jumps to the next event (non-empty level-0 bucket or non-empty
+cascading slot) with each level's occupancy bitmap: O(levels * events), not O(T).
+
+Departures from the model: none observable. Locking: as the hashed wheel (``_WheelBase``).
+"""
+
+from __future__ import annotations
+
+from schedcheck.impl._wheel_common import Handle, _BucketArray, _WheelBase, ceil_div
+
+__all__ = ["HierarchicalTimingWheel"]
 
 
-class HierarchicalTimingWheel:
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        raise NotImplementedError("HierarchicalTimingWheel is not written yet")
+class HierarchicalTimingWheel(_WheelBase):
+    """``HierarchicalTimingWheel(tick, wheel_size, *, start=0, max_catchup_ticks=None,
+    max_pending=None, executor=None, lock_factory=threading.Lock)``."""
+
+    def _init_buckets(self) -> None:
+        self._base = max(2, self._wheel_size)
+        self._levels: list[_BucketArray] = [_BucketArray(self._base)]
+        self._spans: list[int] = [1]  #: _spans[l] == B ** l
+
+    def _level_for(self, delta: int) -> int:
+        """The lowest level whose range ``B**(l+1)`` exceeds ``delta`` (adds levels on demand)."""
+        level = 0
+        while delta >= self._spans[level] * self._base:
+            level += 1
+            if level == len(self._levels):
+                self._levels.append(_BucketArray(self._base))
+                self._spans.append(self._spans[-1] * self._base)
+        return level
+
+    def _place(self, node: Handle, cursor: int) -> None:
+        level = self._level_for(node._due - cursor)
+        self._levels[level].append((node._due // self._spans[level]) % self._base, node)
+
+    def _insert(self, node: Handle) -> None:
+        self._place(node, self._cursor)
+
+    def _next_event(self, k: int) -> int | None:
+        """The first tick >= k with a non-empty level-0 bucket or a non-empty cascade."""
+        best: int | None = None
+        for level, array in enumerate(self._levels):
+            span = self._spans[level]
+            slot = ceil_div(k, span)
+            distance = array.distance_to_next(slot % self._base)
+            if distance >= 0:
+                event = (slot + distance) * span
+                if best is None or event < best:
+                    best = event
+        return best
+
+    def _process(self, first: int, last: int, out: list[Handle]) -> int:
+        k = first
+        while k <= last:
+            event = self._next_event(k)
+            if event is None or event > last:
+                break
+            self._process_tick(event, out)
+            k = event + 1
+        return last + 1
+
+    def _cascade(self, k: int) -> None:
+        top = 0
+        while top + 1 < len(self._levels) and k % self._spans[top + 1] == 0:
+            top += 1
+        for level in range(top, 0, -1):
+            array = self._levels[level]
+            index = (k // self._spans[level]) % self._base
+            if array.counts[index]:
+                for node in array.detach(index):
+                    if self._still_live(node):
+                        self._place(node, k)
+
+    def _process_tick(self, k: int, out: list[Handle]) -> None:
+        self._cascade(k)
+        due = [n for n in self._levels[0].detach(k % self._base) if self._still_live(n)]
+        due.sort(key=lambda n: n._seq)  # cascaded nodes arrive behind newer ones (rule 3)
+        for node in due:
+            assert node._due == k, f"{node!r} reached level 0 bucket of tick {k}"
+            self._fire(node, out)
+
+    def _check_structure(self) -> int:
+        linked = 0
+        c = self._cursor
+        for level, array in enumerate(self._levels):
+            linked += array.check()
+            span = self._spans[level]
+            for index in range(self._base):
+                for node in array.iter_bucket(index):
+                    self._check_node(node)
+                    slot = node._due // span
+                    assert slot % self._base == index, f"{node!r} in wrong bucket {index}"
+                    assert node._rounds == 0, f"{node!r} has rounds in a hierarchical wheel"
+                    if level == 0:
+                        assert node._due - c < self._base, f"{node!r} too far for level 0"
+                    else:
+                        assert ceil_div(c, span) <= slot <= c // span + self._base, (
+                            f"{node!r} at level {level} has slot {slot} outside the window "
+                            f"[{ceil_div(c, span)}, {c // span + self._base}]"
+                        )
+        return linked
