@@ -296,6 +296,7 @@ class _WheelBase:
         self._max_catchup_ticks = max_catchup_ticks
         self._max_pending = max_pending
         self._executor = executor
+        self._lock_factory = lock_factory
         self._lock = lock_factory()  #: guards every field below except _errors
         self._cursor = start // self._tick  #: next tick to process (rule 1)
         self._now = start  #: the last now seen (rule 1)
@@ -446,7 +447,49 @@ class _WheelBase:
 
         return run
 
-    # -- checks ------------------------------------------------------------------------------
+    # -- copies and checks -------------------------------------------------------------------
+
+    def _linked(self) -> list[Handle]:  # lock held; subclasses list every linked node
+        raise NotImplementedError
+
+    def snapshot(self) -> tuple[Any, ...]:
+        """The observable state as a hashable tuple: options, cursor, last now, next seq,
+        callback errors and ``(seq, deadline, due tick)`` of each pending timer, by seq.
+        (Not the model's format: compare two snapshots of the same class.)"""
+        with self._lock:
+            live = sorted(self._linked(), key=lambda n: n._seq)
+            return (
+                self._tick,
+                self._wheel_size,
+                self._max_catchup_ticks,
+                self._max_pending,
+                self._cursor,
+                self._now,
+                self._next_seq,
+                self.callback_errors(),
+                tuple((n._seq, n._deadline, n._due) for n in live),
+            )
+
+    def copy(self) -> Any:
+        """An independent wheel of the same class in the same state, with its own handles for
+        the pending timers (same seq, deadline, callback, due tick); fired and cancelled
+        handles are not carried over. O(pending) -- for tests and checkers, not hot paths."""
+        with self._lock:
+            twin = type(self)(
+                self._tick,
+                self._wheel_size,
+                max_catchup_ticks=self._max_catchup_ticks,
+                max_pending=self._max_pending,
+                executor=self._executor,
+                lock_factory=self._lock_factory,
+            )
+            twin._cursor, twin._now, twin._next_seq = self._cursor, self._now, self._next_seq
+            twin._errors = self.callback_errors()
+            for node in sorted(self._linked(), key=lambda n: n._seq):
+                clone = Handle._create(twin, node._seq, node._deadline, node._callback, node._due)
+                twin._pending += 1
+                twin._insert(clone)
+            return twin
 
     def check_invariants(self) -> None:
         """Assert bucket/due-tick agreement, counts, bitmap and the pending() recount."""

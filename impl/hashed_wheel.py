@@ -75,6 +75,9 @@ class HashedTimingWheel(_WheelBase):
             else:
                 self._fire(node, out)
 
+    def _linked(self) -> list[Handle]:
+        return [n for i in range(self._wheel_size) for n in self._buckets.iter_bucket(i)]
+
     def _check_structure(self) -> int:
         linked = self._buckets.check()
         for index in range(self._wheel_size):

@@ -105,6 +105,9 @@ class HierarchicalTimingWheel(_WheelBase):
             assert node._due == k, f"{node!r} reached level 0 bucket of tick {k}"
             self._fire(node, out)
 
+    def _linked(self) -> list[Handle]:
+        return [n for a in self._levels for i in range(self._base) for n in a.iter_bucket(i)]
+
     def _check_structure(self) -> int:
         linked = 0
         c = self._cursor

@@ -45,7 +45,7 @@ D7. ``advance(now)`` with ``now`` equal to the last ``now`` is legal (it drains 
 D8. Handles compare and hash by identity. ``copy()`` gives the copy its *own* Handle objects
     with the same seq, deadline, callback and flags; a handle of the original passed to the
     copy's ``cancel`` is "a handle from another wheel" (False). The harness maps handles by
-    seq (:meth:`TimingWheel.handle`).
+    seq (:meth:`TimingWheel._handle`).
 D9. A callback scheduled on a wheel is never copied or inspected: ``snapshot()`` holds seqs,
     deadlines and due ticks, not callbacks.
 """
@@ -279,8 +279,10 @@ class TimingWheel:
 
     # ---------------------------------------------------------------- harness support
 
-    def handle(self, seq: int) -> Handle:
-        """The handle this wheel made with scheduling sequence ``seq`` (D8). KeyError if none."""
+    def _handle(self, seq: int) -> Handle:
+        """The handle this wheel made with scheduling sequence ``seq`` (D8). KeyError if none.
+
+        Underscored so the model's public methods stay those an implementation also has."""
         return self._handles[seq]
 
     @property
