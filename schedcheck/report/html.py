@@ -1,0 +1,260 @@
+"""``index.html`` of ``schedcheck verify``: one self-contained page (CSS in the page, pictures as
+inline SVG, no scripts, no network) that shows a newcomer what the toolkit proves and catches:
+
+1. the verdict and what ran (and what was not available or skipped);
+2. one report card per suite run (verdict per clause, steps that exercised it, notes such as
+   the scaling ratio);
+3. the z3 lemmas (name, system, kind, what it says, status, bound, seconds);
+4. the zoo's kill matrix;
+5. for two or three killed zoo entries (different systems and clauses preferred), the
+   plain-words steps and the counterexample pictures inline; and the counterexample of any
+   suite that failed.
+
+Everything from a target or a lemma is HTML-escaped; the SVG comes from ``dot`` (our DOT source,
+whose labels are escaped in ``render.py``) with its XML prolog stripped.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import time
+from typing import TYPE_CHECKING, Any
+
+from schedcheck.harness.result import RunResult
+from schedcheck.report.card import card_rows, summary_line
+from schedcheck.report.render import STATE_COLOURS, pictures, render_svg
+from schedcheck.report.steps import steps_text
+
+if TYPE_CHECKING:
+    from schedcheck.report.verify import VerifyReport
+
+__all__ = ["choose_showcase", "index_html", "inline_svg"]
+
+_CSS = """
+body { font: 15px/1.45 -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; margin: 0;
+       color: #1d1d1f; background: #fafafa; }
+main { max-width: 1300px; margin: 0 auto; padding: 24px 32px 64px; }
+h1 { font-size: 28px; margin: 0 0 4px; } h2 { margin-top: 40px; border-bottom: 2px solid #ddd; }
+h3 { margin-top: 28px; }
+.lede { color: #555; max-width: 900px; }
+.tiles { display: flex; gap: 14px; flex-wrap: wrap; margin: 20px 0; }
+.tile { background: white; border: 1px solid #ddd; border-radius: 10px; padding: 12px 18px;
+        min-width: 190px; }
+.tile b { display: block; font-size: 22px; }
+.ok { color: #1a7f37; } .bad { color: #cf222e; } .warn { color: #9a6700; }
+table { border-collapse: collapse; background: white; margin: 8px 0 16px; width: 100%; }
+th, td { border: 1px solid #e1e1e1; padding: 4px 8px; text-align: left; vertical-align: top;
+         font-size: 13px; }
+th { background: #f3f3f3; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.v-held { color: #1a7f37; font-weight: 600; } .v-broken { color: #cf222e; font-weight: 700; }
+.v-not-supported { color: #9a6700; } .v-not-exercised { color: #888; }
+.v-unknown { color: #8250df; }
+tr.broken td { background: #fff0f0; }
+pre { background: #f6f8fa; border: 1px solid #e1e1e1; padding: 10px; overflow-x: auto;
+      font-size: 12px; }
+figure { margin: 12px 0 24px; background: white; border: 1px solid #e1e1e1; padding: 8px;
+         overflow-x: auto; }
+figure svg { max-width: 100%; height: auto; }
+figcaption { font-size: 13px; color: #555; margin-bottom: 6px; }
+.legend span { display: inline-block; padding: 1px 8px; margin: 2px; border: 1px solid #bbb;
+               border-radius: 4px; font-size: 12px; }
+.note { color: #555; font-size: 13px; }
+"""
+
+
+def _e(value: Any) -> str:
+    return html.escape(value if isinstance(value, str) else str(value))
+
+
+def inline_svg(svg: str) -> str:
+    """``dot``'s SVG without the XML prolog/doctype/comments, ready to sit inside HTML."""
+    start = svg.find("<svg")
+    body = svg[start:] if start >= 0 else svg
+    return re.sub(r"<!--.*?-->", "", body, flags=re.S)
+
+
+def _verdict_cell(verdict: str) -> str:
+    return f'<td class="v-{verdict.replace(" ", "-")}">{_e(verdict)}</td>'
+
+
+def card_html(result: RunResult) -> str:
+    rows = []
+    for cid, title, source, verdict, steps in card_rows(result):
+        cls = ' class="broken"' if verdict == "broken" else ""
+        rows.append(f"<tr{cls}><td><code>{_e(cid)}</code></td><td>{_e(title)}</td>"
+                    f"<td>{_e(source)}</td>{_verdict_cell(verdict)}"
+                    f'<td class="num">{steps}</td></tr>')
+    notes = "".join(f'<p class="note">{_e(n)}</p>' for n in result.notes)
+    status = "ok" if result.ok else "bad"
+    return (f'<h3 class="{status}">{_e(result.system)} &mdash; <code>{_e(result.target)}</code>'
+            f"</h3><p>{_e(summary_line(result))}</p>"
+            "<table><tr><th>clause</th><th>what must hold</th><th>source</th><th>verdict</th>"
+            f"<th>steps</th></tr>{''.join(rows)}</table>{notes}")
+
+
+def _lemmas_html(lemmas: list[Any]) -> str:
+    from schedcheck.report.verify import LEMMA_OK
+
+    rows = []
+    for lem in lemmas:
+        status = str(getattr(lem, "status", "?"))
+        cls = "v-held" if status.lower() in LEMMA_OK else "v-broken"
+        bound = getattr(lem, "bounded_n", None)
+        why = getattr(lem, "why_bounded", "") or ""
+        cx = getattr(lem, "counterexample", None)
+        rows.append(
+            f"<tr><td><code>{_e(getattr(lem, 'name', '?'))}</code></td>"
+            f"<td>{_e(getattr(lem, 'system', ''))}</td><td>{_e(getattr(lem, 'kind', ''))}</td>"
+            f"<td>{_e(getattr(lem, 'says', ''))}"
+            + (f"<br><small>counterexample: {_e(cx)}</small>" if cx else "")
+            + f'</td><td class="{cls}">{_e(status)}</td>'
+            f"<td>{_e(f'n <= {bound}' if bound is not None else '')}"
+            + (f"<br><small>{_e(why)}</small>" if why else "")
+            + f'</td><td class="num">{float(getattr(lem, "seconds", 0.0) or 0.0):.2f}</td></tr>')
+    return ("<table><tr><th>lemma</th><th>system</th><th>kind</th><th>what it says</th>"
+            f"<th>status</th><th>bound</th><th>seconds</th></tr>{''.join(rows)}</table>")
+
+
+def _zoo_html(rows: list[Any]) -> str:
+    out = []
+    for r in rows:
+        m = r.mutant
+        verdict = "killed" if r.killed else "SURVIVED"
+        cls = "v-held" if r.killed else "v-broken"
+        expected = "" if r.expected or not r.killed else \
+            f"<br><small>expected {_e(m.expected_clause)}</small>"
+        link = f' (<a href="zoo/{_e(m.name)}/steps.txt">steps</a>)' if r.result is not None \
+            and r.result.counterexample is not None else ""
+        out.append(
+            f"<tr><td><code>{_e(m.name)}</code>{link}</td><td>{_e(m.system)}</td>"
+            f"<td>{_e(m.kind)}</td><td>{_e(m.mistake)}<br><small>{_e(m.source)}</small></td>"
+            f'<td class="{cls}">{verdict}</td><td><code>{_e(r.clause or "-")}</code>{expected}'
+            f'</td><td class="num">{r.examples}</td><td class="num">{r.seconds:.1f}</td></tr>')
+    return ("<table><tr><th>mutant</th><th>system</th><th>kind</th><th>the mistake</th>"
+            "<th>verdict</th><th>caught by</th><th>examples</th><th>seconds</th></tr>"
+            f"{''.join(out)}</table>")
+
+
+def choose_showcase(rows: list[Any], k: int = 3) -> list[Any]:
+    """Up to ``k`` killed entries with a counterexample: different systems and clauses first,
+    preferring short counterexamples (they read best)."""
+    with_cx = [r for r in rows if r.killed and r.result is not None
+               and r.result.counterexample is not None]
+    with_cx.sort(key=lambda r: len(r.result.counterexample.steps))
+    chosen: list[Any] = []
+    seen: set[tuple[str, str]] = set()
+    systems: set[str] = set()
+    for r in with_cx:  # first one per system, then distinct clauses
+        if r.mutant.system not in systems:
+            chosen.append(r)
+            systems.add(r.mutant.system)
+            seen.add((r.mutant.system, r.clause))
+    for r in with_cx:
+        if len(chosen) >= k:
+            break
+        if r not in chosen and (r.mutant.system, r.clause) not in seen:
+            chosen.append(r)
+            seen.add((r.mutant.system, r.clause))
+    return chosen[:k]
+
+
+def counterexample_html(result: RunResult, heading: str, target: str) -> str:
+    cx = result.counterexample
+    if cx is None:
+        return ""
+    parts = [f"<h3>{heading}</h3>",
+             f"<pre>{_e(steps_text(cx, target=target))}</pre>"]
+    for name, g in pictures(cx).items():
+        svg = render_svg(g)
+        caption = {"lanes": "the steps, one lane per worker/thread; the divergence in red",
+                   "tasks": "the task graph at the failing step: model and implementation",
+                   "ring": "the ring of buckets at the failing tick",
+                   "timeline": "the ticks processed: fired and cancelled",
+                   "cycle": "the reported cycle, checked against the graph with networkx",
+                   "deadlock": "the wait-for cycle"}.get(name, name)
+        body = inline_svg(svg) if svg else f"<pre>{_e(g.source)}</pre>"
+        parts.append(f"<figure><figcaption>{_e(caption)}</figcaption>{body}</figure>")
+    return "\n".join(parts)
+
+
+def _legend() -> str:
+    spans = "".join(f'<span style="background:{c}">{_e(s.lower())}</span>'
+                    for s, c in STATE_COLOURS.items() if s != "ABSENT")
+    return f'<p class="legend">task states: {spans}</p>'
+
+
+def index_html(report: VerifyReport) -> str:
+    tiles = []
+    for s in report.suites:
+        cls = "ok" if s.result.ok else "bad"
+        tiles.append(f'<div class="tile"><small>{_e(s.result.system)}</small>'
+                     f'<b class="{cls}">{"held" if s.result.ok else "BROKEN"}</b>'
+                     f"<code>{_e(s.result.target)}</code></div>")
+    if report.lemmas is not None:
+        proved = sum(1 for lem in report.lemmas if _ok_lemma(lem))
+        cls = "ok" if report.lemmas_ok else "bad"
+        tiles.append(f'<div class="tile"><small>z3 lemmas</small><b class="{cls}">'
+                     f"{proved}/{len(report.lemmas)} proved</b></div>")
+    if report.zoo is not None:
+        killed = sum(1 for r in report.zoo if r.killed)
+        cls = "ok" if report.zoo_ok else "bad"
+        tiles.append(f'<div class="tile"><small>the zoo</small><b class="{cls}">'
+                     f"{killed}/{len(report.zoo)} killed</b></div>")
+    verdict = ('<b class="ok">everything held, every lemma proved, every mutant killed</b>'
+               if report.ok else '<b class="bad">something failed -- see below</b>')
+    missing = "".join(f'<li class="warn">not available in this build: {_e(u)}</li>'
+                      for u in report.unavailable)
+    missing += "".join(f'<li class="warn">skipped on request: {_e(u)}</li>'
+                       for u in report.skipped)
+    body = [
+        "<h1>schedcheck verify</h1>",
+        '<p class="lede">The dependency-aware task scheduler and the hashed timing wheel, '
+        "checked against their reference models by differential stateful testing "
+        "(Hypothesis), with scaling clauses, concurrent rounds, z3 lemmas and a zoo of the "
+        "mistakes interview answers make. "
+        f"Generated {_e(time.strftime('%Y-%m-%d %H:%M:%S %Z'))} in {report.seconds:.0f}s.</p>",
+        f"<p>{verdict}</p>", f'<div class="tiles">{"".join(tiles)}</div>',
+        f"<ul>{missing}</ul>" if missing else "",
+    ]
+    if report.zoo:
+        show = choose_showcase(report.zoo)
+        if show:
+            body.append("<h2>What it catches: counterexamples from the zoo</h2>")
+            body.append('<p class="lede">Each is the shrunk failing run of a catalogued mistake, '
+                        "as <code>schedcheck check</code> writes it: the steps in plain words "
+                        "with the model and the implementation side by side, and the pictures. "
+                        "Every zoo entry's folder also holds a runnable "
+                        "<code>replay.py</code>.</p>")
+            body.append(_legend())
+            for r in show:
+                body.append(counterexample_html(
+                    r.result, f"<code>{_e(r.mutant.name)}</code> &mdash; {_e(r.mutant.mistake)}",
+                    f"zoo:{r.mutant.name}"))
+    if report.suites:
+        body.append("<h2>Report cards</h2>")
+        body.append('<p class="lede">One row per clause: the contract\'s rules, the invariants '
+                    "checked after every step, the oracles, the seed's points of what the "
+                    "interviewer tests, cost and linearizability. A clause no step reached says "
+                    "<em>not exercised</em>, never <em>held</em>.</p>")
+        for s in report.suites:
+            body.append(card_html(s.result))
+            if s.result.counterexample is not None:
+                body.append(counterexample_html(s.result, "its counterexample", s.result.target))
+    if report.lemmas is not None:
+        body.append("<h2>The z3 lemmas</h2>")
+        body.append(_lemmas_html(report.lemmas))
+    if report.zoo is not None:
+        body.append("<h2>The zoo: every catalogued mistake and the check that catches it</h2>")
+        body.append(_zoo_html(report.zoo))
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<title>schedcheck verify</title>"
+            f"<style>{_CSS}</style></head><body><main>\n" + "\n".join(body)
+            + "\n</main></body></html>\n")
+
+
+def _ok_lemma(lem: Any) -> bool:
+    from schedcheck.report.verify import LEMMA_OK
+
+    return str(getattr(lem, "status", "")).lower() in LEMMA_OK

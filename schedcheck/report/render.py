@@ -1,0 +1,393 @@
+"""Graphviz pictures of a counterexample (DOT always; SVG and PNG when ``dot`` is installed).
+
+Built from a :class:`~schedcheck.harness.result.Counterexample` alone -- its steps and the
+system-specific ``snapshot`` the suite recorded at the failing step -- never from the target:
+
+* ``lanes``      -- one lane (cluster) per worker/thread with its operations in order, grey edges
+  for the real order of events across lanes, the diverging step in red, labelled with the
+  model's (expected) and the implementation's (actual) result;
+* ``tasks``      -- scheduler: the task graph at that moment, model and implementation side by
+  side, each task filled by state, the tasks whose state/generation/cause differ outlined red;
+* ``ring``       -- wheel: the ring of buckets at the failing tick, each timer hanging off its
+  bucket with its remaining rounds and deadline; the cursor's bucket in bold;
+* ``timeline``   -- wheel: the processed ticks left to right with what fired and was cancelled;
+* ``cycle``      -- a reported cycle; each step checked with networkx against the submitted
+  edges (green: a real edge; red dashed: not an edge of the graph), plus the cycle networkx
+  finds itself when the reported one is bogus;
+* ``deadlock``   -- the wait-for graph, its cycle in red.
+
+The snapshot's shape is documented on ``Counterexample.snapshot``; every reader here tolerates
+missing keys, so a picture is simply left out when its material is absent. Text from the target
+(reprs) goes through :func:`_esc` so that a repr such as ``<Handle ...>`` is never taken for an
+HTML label and a backslash never for a DOT escape.
+"""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+import subprocess
+import zlib
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import graphviz
+import networkx as nx
+
+from schedcheck.harness.result import Counterexample, Step
+
+__all__ = [
+    "STATE_COLOURS",
+    "dot_available",
+    "pictures",
+    "render_svg",
+    "write_pictures",
+]
+
+#: Fill colour per task state (the HTML legend uses the same).
+STATE_COLOURS: dict[str, str] = {
+    "PENDING": "#e0e0e0",
+    "READY": "#fff3b0",
+    "RUNNING": "#9ecbff",
+    "SUCCEEDED": "#a8e6a3",
+    "FAILED": "#ff9c9c",
+    "BLOCKED": "#d7b4f3",
+    "CANCELLED": "#c9c9c9",
+    "ABSENT": "#ffffff",
+}
+
+_RED = "#d62728"
+_MAX_LABEL = 70  #: characters per line of a label before it is cut
+_MAX_BUCKETS = 64  #: a larger ring draws only the non-empty buckets and the cursor's
+
+
+def dot_available() -> bool:
+    return shutil.which("dot") is not None
+
+
+def _esc(text: Any, limit: int = _MAX_LABEL) -> str:
+    s = text if isinstance(text, str) else repr(text)
+    s = s.replace("\\", "\\\\").replace("\n", " ")
+    if len(s) > limit:
+        s = s[: limit - 3] + "..."
+    return s
+
+
+def _label(*lines: Any) -> Any:
+    """A multi-line plain label (``\\n`` separators), never an HTML label."""
+    return graphviz.nohtml("\\n".join(_esc(line) for line in lines if line != ""))
+
+
+def _node_id(value: Any) -> str:
+    """A DOT-safe, deterministic node id for any value (its repr, cut, plus a CRC)."""
+    text = repr(value)
+    safe = "".join(ch if ch.isalnum() else "_" for ch in text)[:40]
+    return f"n_{safe}_{zlib.crc32(text.encode()):08x}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Lanes: one per worker/thread, the steps in order, the divergence in red.
+# ---------------------------------------------------------------------------------------------
+
+
+def lanes_dot(cx: Counterexample) -> graphviz.Digraph:
+    g = graphviz.Digraph("lanes", graph_attr={"rankdir": "TB", "label": _esc(
+        f"{cx.system} counterexample: {len(cx.steps)} steps, clause {cx.clause} broken", 120),
+        "labelloc": "t", "fontname": "Helvetica", "newrank": "true"},
+        node_attr={"shape": "box", "style": "rounded,filled", "fillcolor": "white",
+                   "fontname": "Helvetica", "fontsize": "10"})
+    lanes: dict[str, list[Step]] = {}
+    for step in cx.steps:
+        lanes.setdefault(step.thread or "caller", []).append(step)
+    for lane, steps in lanes.items():
+        with g.subgraph(name=f"cluster_{_node_id(lane)}") as sub:
+            sub.attr(label=_esc(f"lane {lane}"), style="rounded", color="#888888")
+            for step in steps:
+                sub.node(f"s{step.index}", **_step_node(step))
+            for a, b in itertools.pairwise(steps):
+                sub.edge(f"s{a.index}", f"s{b.index}", weight="10")
+    # The real order of events: consecutive steps that switch lanes.
+    for a, b in zip(cx.steps, cx.steps[1:]):
+        if (a.thread or "caller") != (b.thread or "caller"):
+            g.edge(f"s{a.index}", f"s{b.index}", style="dashed", color="#999999",
+                   constraint="true", arrowhead="open")
+    return g
+
+
+def _step_node(step: Step) -> dict[str, Any]:
+    if step.diverged:
+        return {
+            "label": _label(f"#{step.index} {step.words}", f"expected (model): {step.expected}",
+                            f"actual (implementation): {step.actual}"),
+            "color": _RED, "fontcolor": _RED, "penwidth": "3", "fillcolor": "#ffecec",
+        }
+    return {"label": _label(f"#{step.index} {step.words}",
+                            f"-> {step.actual}" if step.actual else "")}
+
+
+# ---------------------------------------------------------------------------------------------
+# Scheduler: the task graph, model and implementation side by side.
+# ---------------------------------------------------------------------------------------------
+
+
+def _task_fields(value: Any) -> dict[str, Any]:
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, (tuple, list)) and len(value) >= 3:
+        # a normalised TaskInfo: (task_id, generation, STATE, cause)
+        return {"generation": value[1], "state": value[2],
+                "cause": value[3] if len(value) > 3 else None}
+    return {"state": value}
+
+
+def _state_name(fields: Mapping[str, Any]) -> str:
+    state = fields.get("state")
+    return str(state).rsplit(".", 1)[-1].upper() if state is not None else "ABSENT"
+
+
+def tasks_dot(snapshot: Mapping[str, Any]) -> graphviz.Digraph | None:
+    model = snapshot.get("model")
+    impl = snapshot.get("impl")
+    if not isinstance(model, Mapping) and not isinstance(impl, Mapping):
+        return None
+    sides = {"model": dict(model or {}), "implementation": dict(impl or {})}
+    edges = [tuple(e) for e in snapshot.get("edges", []) if len(e) == 2]
+    tasks = list(dict.fromkeys([*sides["model"], *sides["implementation"]]))
+    model_side, impl_side = sides["model"], sides["implementation"]
+    differ = {t for t in tasks
+              if _task_fields(model_side.get(t)) != _task_fields(impl_side.get(t))}
+    g = graphviz.Digraph("tasks", graph_attr={
+        "rankdir": "LR", "fontname": "Helvetica", "labelloc": "t",
+        "label": _esc("task graph at the failing step (edge: dependency -> dependent); "
+                      "red outline: model and implementation differ", 140)},
+        node_attr={"shape": "box", "style": "rounded,filled", "fontname": "Helvetica",
+                   "fontsize": "10"})
+    for side, states in sides.items():
+        with g.subgraph(name=f"cluster_{side}") as sub:
+            sub.attr(label=side, style="rounded", color="#555555", fontname="Helvetica")
+            for task in tasks:
+                fields = _task_fields(states.get(task))
+                state = _state_name(fields)
+                lines = [f"{task!r}", f"{state} g{fields['generation']}"
+                         if fields.get("generation") is not None else state]
+                if fields.get("cause"):
+                    lines.append(f"cause {fields['cause']}")
+                attrs = {"fillcolor": STATE_COLOURS.get(state, "white")}
+                if task in differ:
+                    attrs.update(color=_RED, penwidth="3")
+                sub.node(f"{side}_{_node_id(task)}", label=_label(*lines), **attrs)
+            for dep, task in edges:
+                if dep in tasks and task in tasks:
+                    sub.edge(f"{side}_{_node_id(dep)}", f"{side}_{_node_id(task)}")
+    return g
+
+
+# ---------------------------------------------------------------------------------------------
+# Wheel: the ring of buckets at the failing tick, and the timeline of ticks.
+# ---------------------------------------------------------------------------------------------
+
+
+def _timer_fields(timer: Any, i: int) -> dict[str, Any]:
+    if isinstance(timer, Mapping):
+        return dict(timer)
+    return {"name": f"t{i}", "deadline": timer}
+
+
+def ring_dot(snapshot: Mapping[str, Any]) -> graphviz.Graph | None:
+    if "wheel_size" not in snapshot or "timers" not in snapshot:
+        return None
+    size = int(snapshot["wheel_size"])
+    tick = snapshot.get("tick")
+    tick_len = snapshot.get("tick_length") or snapshot.get("tick_size")
+    cursor_bucket = int(tick) % size if isinstance(tick, int) and size else None
+    timers = [_timer_fields(t, i) for i, t in enumerate(snapshot.get("timers") or [])]
+    by_bucket: dict[int, list[dict[str, Any]]] = {}
+    for t in timers:
+        bucket = t.get("bucket")
+        if bucket is None and t.get("due") is not None and size:
+            bucket = int(t["due"]) % size
+        by_bucket.setdefault(int(bucket) if bucket is not None else -1, []).append(t)
+    cursor_set = {cursor_bucket} if cursor_bucket is not None else set()
+    shown = list(range(size)) if size <= _MAX_BUCKETS else sorted(
+        {b for b in by_bucket if b >= 0} | cursor_set)
+    g = graphviz.Graph("ring", engine="circo" if len(shown) > 2 else "dot", graph_attr={
+        "fontname": "Helvetica", "labelloc": "t",
+        "label": _esc(f"ring of {size} buckets at tick {tick}"
+                      + (f" (tick = {tick_len} units)" if tick_len else "")
+                      + "; each timer: remaining rounds, deadline", 140)},
+        node_attr={"fontname": "Helvetica", "fontsize": "10"})
+    for a, b in zip(shown, shown[1:] + shown[:1]):
+        if len(shown) > 1 and a != b:
+            g.edge(f"b{a}", f"b{b}", color="#bbbbbb")
+    for b in shown:
+        attrs = {"shape": "circle", "style": "filled", "fillcolor": "#f2f2f2"}
+        if b == cursor_bucket:
+            attrs.update(penwidth="3", fillcolor="#9ecbff")
+        g.node(f"b{b}", label=_label(f"[{b}]", "cursor" if b == cursor_bucket else ""), **attrs)
+    for b, group in by_bucket.items():
+        anchor = f"b{b}" if b in shown else None
+        for i, t in enumerate(group):
+            name = t.get("name", t.get("id", f"t{i}"))
+            lines = [f"{name}", f"deadline {t.get('deadline')}"]
+            if t.get("rounds") is not None:
+                lines.append(f"rounds {t['rounds']}")
+            if t.get("due") is not None:
+                lines.append(f"due tick {t['due']}")
+            status = t.get("status") or ("cancelled" if t.get("cancelled") else
+                                          "fired" if t.get("fired") else "")
+            if status:
+                lines.append(str(status))
+            bad = bool(t.get("diverged") or t.get("wrong"))
+            node = f"t_{b}_{i}_{_node_id(name)}"
+            g.node(node, label=_label(*lines), shape="note", style="filled",
+                   fillcolor="#ffecec" if bad else "#fffbe6",
+                   color=_RED if bad else "black", penwidth="3" if bad else "1")
+            if anchor:
+                g.edge(anchor, node, style="dotted")
+    return g
+
+
+def timeline_dot(snapshot: Mapping[str, Any]) -> graphviz.Digraph | None:
+    timeline = snapshot.get("timeline")
+    if not timeline:
+        return None
+    g = graphviz.Digraph("timeline", graph_attr={
+        "rankdir": "LR", "fontname": "Helvetica", "labelloc": "t",
+        "label": "timeline of processed ticks: what fired and what was cancelled"},
+        node_attr={"shape": "record", "fontname": "Helvetica", "fontsize": "10"})
+    previous = None
+    for i, entry in enumerate(timeline):
+        e = dict(entry) if isinstance(entry, Mapping) else {"tick": entry}
+        fired = ", ".join(_esc(x, 30) for x in e.get("fired", []) or []) or "-"
+        cancelled = ", ".join(_esc(x, 30) for x in e.get("cancelled", []) or []) or "-"
+        bad = bool(e.get("diverged"))
+        label = graphviz.nohtml(
+            f"tick {_esc(e.get('tick'))}|fired: {_rec(fired)}|cancelled: {_rec(cancelled)}")
+        g.node(f"k{i}", label=label, color=_RED if bad else "black",
+               penwidth="3" if bad else "1")
+        if previous is not None:
+            g.edge(previous, f"k{i}")
+        previous = f"k{i}"
+    return g
+
+
+def _rec(text: str) -> str:
+    for ch in "{}|<>":
+        text = text.replace(ch, "\\" + ch)
+    return text
+
+
+# ---------------------------------------------------------------------------------------------
+# Cycles (confirmed with networkx) and deadlocks (the wait-for cycle).
+# ---------------------------------------------------------------------------------------------
+
+
+def cycle_dot(snapshot: Mapping[str, Any]) -> graphviz.Digraph | None:
+    cycle = snapshot.get("cycle")
+    if not cycle:
+        return None
+    graph = nx.DiGraph()
+    graph.add_edges_from(tuple(e) for e in snapshot.get("edges", []) if len(e) == 2)
+    have_graph = graph.number_of_edges() > 0
+    g = graphviz.Digraph("cycle", graph_attr={
+        "fontname": "Helvetica", "labelloc": "t",
+        "label": _esc("reported cycle (each node is a dependency of the next); "
+                      + ("green: confirmed edge of the graph (networkx), red: not an edge"
+                         if have_graph else "edges of the graph not recorded"), 140)},
+        node_attr={"shape": "ellipse", "fontname": "Helvetica"})
+    for node in dict.fromkeys(cycle):
+        g.node(_node_id(node), label=_label(repr(node)))
+    for a, b in itertools.pairwise(cycle):
+        real = graph.has_edge(a, b)
+        g.edge(_node_id(a), _node_id(b), color="#2ca02c" if real or not have_graph else _RED,
+               style="solid" if real or not have_graph else "dashed",
+               penwidth="2", label="" if real or not have_graph else "not an edge")
+    if have_graph and not all(graph.has_edge(a, b) for a, b in itertools.pairwise(cycle)):
+        try:
+            found = nx.find_cycle(graph)
+        except nx.NetworkXNoCycle:
+            found = []
+        with g.subgraph(name="cluster_networkx") as sub:
+            sub.attr(label="a cycle networkx finds in the submitted graph", color="#2ca02c")
+            for a, b, *_ in found:
+                sub.edge(f"x{_node_id(a)}", f"x{_node_id(b)}", color="#2ca02c")
+                sub.node(f"x{_node_id(a)}", label=_label(repr(a)))
+                sub.node(f"x{_node_id(b)}", label=_label(repr(b)))
+    return g
+
+
+def deadlock_dot(snapshot: Mapping[str, Any]) -> graphviz.Digraph | None:
+    wait_for = [tuple(e) for e in snapshot.get("wait_for", []) or [] if len(e) == 2]
+    if not wait_for:
+        return None
+    graph = nx.DiGraph(wait_for)
+    try:
+        on_cycle = {(a, b) for a, b, *_ in nx.find_cycle(graph)}
+    except nx.NetworkXNoCycle:
+        on_cycle = set()
+    g = graphviz.Digraph("deadlock", graph_attr={
+        "fontname": "Helvetica", "labelloc": "t",
+        "label": "wait-for graph (a -> b: a waits for b); the cycle in red"},
+        node_attr={"shape": "box", "style": "rounded", "fontname": "Helvetica"})
+    for a, b in wait_for:
+        red = (a, b) in on_cycle
+        g.node(_node_id(a), label=_label(str(a)))
+        g.node(_node_id(b), label=_label(str(b)))
+        g.edge(_node_id(a), _node_id(b), color=_RED if red else "black",
+               penwidth="3" if red else "1")
+    return g
+
+
+# ---------------------------------------------------------------------------------------------
+# All pictures of a counterexample, and writing them.
+# ---------------------------------------------------------------------------------------------
+
+
+def pictures(cx: Counterexample) -> dict[str, graphviz.Graph | graphviz.Digraph]:
+    """Name -> graph, in the order a reader should look at them."""
+    snap = cx.snapshot or {}
+    out: dict[str, graphviz.Graph | graphviz.Digraph] = {"lanes": lanes_dot(cx)}
+    builders = (("tasks", tasks_dot), ("ring", ring_dot), ("timeline", timeline_dot),
+                ("cycle", cycle_dot), ("deadlock", deadlock_dot))
+    for name, build in builders:
+        g = build(snap)
+        if g is not None:
+            out[name] = g
+    return out
+
+
+def render_svg(g: graphviz.Graph | graphviz.Digraph) -> str | None:
+    """The SVG text of a graph, or ``None`` when ``dot`` is missing or fails."""
+    if not dot_available():
+        return None
+    try:
+        data = g.pipe(format="svg")
+    except (graphviz.ExecutableNotFound, graphviz.CalledProcessError, subprocess.SubprocessError):
+        return None
+    text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else str(data)
+    return text
+
+
+def write_pictures(cx: Counterexample, out: Path,
+                   formats: Iterable[str] = ("svg", "png")) -> list[Path]:
+    """Write ``<name>.dot`` for every picture, and SVG/PNG beside it when ``dot`` exists."""
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    have_dot = dot_available()
+    for name, g in pictures(cx).items():
+        dot_path = out / f"{name}.dot"
+        dot_path.write_text(g.source, encoding="utf-8")
+        written.append(dot_path)
+        if not have_dot:
+            continue
+        for fmt in formats:
+            target = out / f"{name}.{fmt}"
+            try:
+                data = g.pipe(format=fmt)
+            except (graphviz.ExecutableNotFound, graphviz.CalledProcessError,
+                    subprocess.SubprocessError):
+                continue
+            target.write_bytes(data)
+            written.append(target)
+    return written

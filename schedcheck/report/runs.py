@@ -1,0 +1,170 @@
+"""Glue between the toolkit and the suites: which function runs what, and "not in this build".
+
+The suites, the concurrent rounds and the z3 lemmas are separate modules; the toolkit imports
+them lazily through this module, so that a build without one of them (or a target the toolkit
+cannot run) is reported as *unavailable* -- exit status 2 from the command line -- and never
+as a pass. :class:`Unavailable` carries the sentence to print.
+
+* :func:`run_suite_for` -- ``run_scheduler_suite`` / ``run_wheel_suite``;
+* :func:`run_scaling_for` -- ``check_scheduler_scaling`` / ``check_wheel_scaling`` (the
+  ``*-COST`` clause), folded into a ``RunResult`` by :func:`fold_scaling`;
+* :func:`run_threads_for` -- ``schedcheck.concurrency.run_stress`` (the ``*-LIN`` clause),
+  folded in by :func:`fold_result`;
+* :func:`probe_construct` -- build the target once with ordinary arguments, so that a target
+  that cannot even be constructed is "unusable" (exit 2), not a counterexample.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from schedcheck.harness.result import BROKEN, HELD, RunResult
+
+__all__ = [
+    "Unavailable",
+    "fold_result",
+    "fold_scaling",
+    "probe_construct",
+    "run_scaling_for",
+    "run_suite_for",
+    "run_threads_for",
+]
+
+Progress = Callable[[int, int, int], None]
+
+
+class Unavailable(Exception):
+    """A part of schedcheck this run needs is not in this build (or cannot run the target)."""
+
+
+def _function(module: str, name: str, what: str) -> Callable[..., Any]:
+    try:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name and module.startswith(exc.name):
+            raise Unavailable(f"{what} is not available in this build ({module} is missing)") \
+                from exc
+        raise
+    fn: Callable[..., Any] | None = getattr(mod, name, None)
+    if fn is None or not callable(fn):
+        raise Unavailable(f"{what} is not available in this build ({module}.{name} is missing)")
+    return fn
+
+
+def run_suite_for(
+    system: str,
+    factory: Callable[..., Any],
+    *,
+    target_name: str = "",
+    examples: int | None = None,
+    seed: int | None = None,
+    profile: str | None = None,
+    progress: Progress | None = None,
+) -> RunResult:
+    if system == "scheduler":
+        fn = _function("schedcheck.harness.scheduler_suite", "run_scheduler_suite",
+                       "the scheduler suite")
+    elif system == "wheel":
+        fn = _function("schedcheck.harness.wheel_suite", "run_wheel_suite", "the wheel suite")
+    else:
+        raise ValueError(f"unknown system {system!r}; expected 'scheduler' or 'wheel'")
+    result = fn(factory, target_name=target_name, examples=examples, seed=seed,
+                profile=profile, progress=progress)
+    if not isinstance(result, RunResult):
+        raise TypeError(f"{fn.__qualname__} returned {type(result).__name__}, not RunResult")
+    return result
+
+
+def run_scaling_for(system: str, factory: Callable[..., Any]) -> Any:
+    """The suite's ScalingResult (``.ok``, ``.verdict``, ``.text``, ``.ratio``)."""
+    if system == "scheduler":
+        fn = _function("schedcheck.harness.scheduler_suite", "check_scheduler_scaling",
+                       "the scheduler's scaling check")
+    else:
+        fn = _function("schedcheck.harness.wheel_suite", "check_wheel_scaling",
+                       "the wheel's scaling check")
+    return fn(factory)
+
+
+def fold_scaling(result: RunResult, scaling: Any) -> None:
+    """Record a ScalingResult as the ``*-COST`` clause of ``result`` (and its text as a note)."""
+    cid = "S-COST" if result.system == "scheduler" else "W-COST"
+    stat = result.stats[cid]
+    stat.exercised += 1
+    verdict = getattr(scaling, "verdict", None)
+    if verdict == BROKEN or (verdict != HELD and not getattr(scaling, "ok", False)):
+        stat.broken = True
+    text = getattr(scaling, "text", "")
+    if text:
+        result.notes.append(f"{cid}: {text}")
+
+
+def run_threads_for(
+    system: str,
+    factory: Callable[..., Any],
+    *,
+    target_name: str = "",
+    seed: int | None = None,
+    progress: Progress | None = None,
+) -> Any:
+    fn = _function("schedcheck.concurrency", "run_stress", "concurrency checking (--threads)")
+    try:
+        return fn(system, factory, seed=seed, progress=progress, target_name=target_name)
+    except TypeError as exc:
+        if "target_name" not in str(exc):
+            raise
+        return fn(system, factory, seed=seed, progress=progress)
+
+
+def fold_result(into: RunResult, other: Any) -> None:
+    """Merge another run (e.g. the concurrent rounds) into ``into``: counts, clause stats,
+    notes, and its counterexample when ``into`` has none."""
+    if not isinstance(other, RunResult):
+        ok = getattr(other, "ok", None)
+        lin = "S-LIN" if into.system == "scheduler" else "W-LIN"
+        into.stats[lin].exercised += 1
+        if ok is False:
+            into.stats[lin].broken = True
+        into.notes.append(f"{lin}: {getattr(other, 'text', repr(other))}")
+        return
+    into.examples += other.examples
+    into.steps += other.steps
+    into.seconds += other.seconds
+    for cid, stat in other.stats.items():
+        mine = into.stats.get(cid)
+        if mine is None:
+            into.stats[cid] = stat
+            continue
+        mine.exercised += stat.exercised
+        mine.broken = mine.broken or stat.broken
+        mine.supported = mine.supported and stat.supported
+        if stat.verdict_override and not mine.verdict_override:
+            mine.verdict_override = stat.verdict_override
+    into.notes += other.notes
+    for part in other.unsupported:
+        if part not in into.unsupported:
+            into.unsupported.append(part)
+    if into.counterexample is None and other.counterexample is not None:
+        into.counterexample = other.counterexample
+
+
+def probe_construct(system: str, factory: Callable[..., Any]) -> str | None:
+    """``None`` if ``factory`` builds with ordinary arguments, else why not (one sentence)."""
+    args: tuple[int, ...] = (2,) if system == "scheduler" else (1, 8)
+    shown = "cls(2)" if system == "scheduler" else "cls(1, 8)"
+    try:
+        obj = factory(*args)
+    except Exception as exc:
+        return (f"calling it as {shown} raised {type(exc).__name__}: {exc} -- a {system} "
+                f"target must be callable as "
+                + ("cls(max_concurrency)" if system == "scheduler"
+                   else "cls(tick, wheel_size, **options)"))
+    needed = (("submit", "start", "ready", "complete", "fail", "cancel", "close", "info")
+              if system == "scheduler" else ("schedule", "cancel", "advance", "pending"))
+    missing = [m for m in needed if not callable(getattr(obj, m, None))]
+    if missing:
+        return (f"{shown} returned a {type(obj).__name__} without the required "
+                f"method{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
+    return None

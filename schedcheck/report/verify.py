@@ -1,0 +1,244 @@
+"""``schedcheck verify``: everything on the bundled implementations, and the report folder.
+
+In order (each part reported; a part missing from this build is "not available", never passed):
+
+1. the differential suites: ``schedcheck.impl:Scheduler``, ``schedcheck.impl:HashedTimingWheel``,
+   ``schedcheck.impl:HierarchicalTimingWheel``, each with its scaling clause (``*-COST``) and,
+   when ``schedcheck.concurrency`` is in the build, the concurrent rounds (``*-LIN``);
+2. the z3 lemmas (``schedcheck.specs.prove.run_all``), when present;
+3. the zoo (every catalogued mutant), whose counterexamples are written under ``zoo/<name>/``.
+
+The folder (default ``./schedcheck-report``): ``index.html`` (self-contained, see
+``schedcheck.report.html``), ``report.json`` (all of it, machine-readable), one sub-folder per
+suite run (``scheduler-impl/`` ... as written by ``schedcheck check``) and ``zoo/``.
+``ok`` -- the exit status 0 -- iff every clause held, every lemma was proved and every mutant
+was killed; parts the caller skipped are listed as skipped.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from schedcheck.harness.result import RunResult
+from schedcheck.report import runs
+from schedcheck.report.card import card_table, summary_line
+from schedcheck.report.writer import Written, report_json, write_run
+from schedcheck.targets import load_target
+
+__all__ = ["BUNDLED_RUNS", "LEMMA_OK", "VerifyReport", "run_verify"]
+
+#: (folder, system, target) of the suite runs.
+BUNDLED_RUNS: tuple[tuple[str, str, str], ...] = (
+    ("scheduler-impl", "scheduler", "schedcheck.impl:Scheduler"),
+    ("wheel-hashed", "wheel", "schedcheck.impl:HashedTimingWheel"),
+    ("wheel-hierarchical", "wheel", "schedcheck.impl:HierarchicalTimingWheel"),
+)
+
+#: Lemma statuses that count as proved (a bounded check states its bound in the table).
+LEMMA_OK = frozenset({"proved", "bounded", "held", "valid", "ok"})
+
+ProgressFactory = Callable[[str, int | None], AbstractContextManager[Any]]
+
+
+@dataclass
+class SuiteRun:
+    folder: str
+    result: RunResult
+    written: Written
+
+
+@dataclass
+class VerifyReport:
+    out: Path
+    suites: list[SuiteRun] = field(default_factory=list)
+    lemmas: list[Any] | None = None
+    zoo: list[Any] | None = None
+    zoo_written: dict[str, Written] = field(default_factory=dict)
+    unavailable: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def lemmas_ok(self) -> bool:
+        return all(str(getattr(lem, "status", "")).lower() in LEMMA_OK
+                   for lem in self.lemmas or [])
+
+    @property
+    def zoo_ok(self) -> bool:
+        return all(r.killed for r in self.zoo or [])
+
+    @property
+    def ok(self) -> bool:
+        return all(s.result.ok for s in self.suites) and self.lemmas_ok and self.zoo_ok
+
+    def to_json(self) -> dict[str, Any]:
+        from schedcheck.zoo.run import zoo_json
+
+        return {
+            "ok": self.ok,
+            "seconds": round(self.seconds, 1),
+            "suites": [report_json(s.result, files=[f"{s.folder}/{s.written.rel(p)}"
+                                                     for p in s.written.files])
+                       for s in self.suites],
+            "lemmas": [_lemma_json(lem) for lem in self.lemmas] if self.lemmas is not None
+            else None,
+            "zoo": zoo_json(self.zoo) if self.zoo is not None else None,
+            "unavailable": self.unavailable,
+            "skipped": self.skipped,
+        }
+
+    def print(self, console: Console) -> None:
+        from schedcheck.zoo.run import kill_matrix_table, kill_matrix_text
+
+        plain = not console.is_terminal
+        for s in self.suites:
+            if plain:
+                from schedcheck.report.card import card_text
+
+                console.print(card_text(s.result), markup=False)
+            else:
+                console.print(card_table(s.result))
+            for note in s.result.notes:
+                console.print(f"note: {note}", markup=False)
+        if self.lemmas is not None:
+            console.print(f"prove: {sum(_lemma_ok(lem) for lem in self.lemmas)}/"
+                          f"{len(self.lemmas)} lemmas proved", markup=False)
+            for lem in self.lemmas:
+                if not _lemma_ok(lem):
+                    console.print(f"  NOT PROVED {getattr(lem, 'name', lem)}: "
+                                  f"{getattr(lem, 'status', '?')}", markup=False)
+        if self.zoo is not None:
+            if plain:
+                console.print(kill_matrix_text(self.zoo), markup=False)
+            else:
+                console.print(kill_matrix_table(self.zoo))
+        for line in self.unavailable:
+            console.print(f"not available in this build: {line}", markup=False)
+        for line in self.skipped:
+            console.print(f"skipped on request: {line}", markup=False)
+        console.print(f"{'OK' if self.ok else 'FAILED'}: report written to "
+                      f"{self.out / 'index.html'} ({self.seconds:.0f}s)", markup=False)
+
+
+def _lemma_ok(lem: Any) -> bool:
+    return str(getattr(lem, "status", "")).lower() in LEMMA_OK
+
+
+def _lemma_json(lem: Any) -> dict[str, Any]:
+    keys = ("name", "kind", "system", "says", "status", "seconds", "counterexample",
+            "bounded_n", "why_bounded")
+    return {k: getattr(lem, k, None) for k in keys}
+
+
+def _nullcontext_factory(label: str, total: int | None) -> AbstractContextManager[Any]:
+    from contextlib import nullcontext
+
+    return nullcontext(None)
+
+
+def run_verify(
+    out: Path,
+    *,
+    examples: int | None = None,
+    zoo_examples: int | None = None,
+    seed: int | None = None,
+    status: Callable[[str], None] | None = None,
+    progress_factory: ProgressFactory | None = None,
+    skip: set[str] | None = None,
+) -> VerifyReport:
+    skip = skip or set()
+    say = status or (lambda line: None)
+    bar = progress_factory or _nullcontext_factory
+    started = time.perf_counter()
+    out.mkdir(parents=True, exist_ok=True)
+    report = VerifyReport(out)
+
+    if "suites" in skip:
+        report.skipped.append("the differential suites")
+    else:
+        _run_suites(report, examples=examples, seed=seed, threads="threads" not in skip,
+                    say=say, bar=bar)
+    if "threads" in skip:
+        report.skipped.append("the concurrent rounds")
+
+    if "prove" in skip:
+        report.skipped.append("the z3 lemmas")
+    else:
+        say("prove: the z3 lemmas")
+        try:
+            prove = importlib.import_module("schedcheck.specs.prove")
+            run_all = getattr(prove, "run_all", None)
+            if callable(run_all):
+                report.lemmas = list(run_all())
+            else:
+                report.unavailable.append("schedcheck prove (specs.prove has no run_all)")
+        except ModuleNotFoundError as exc:
+            if not (exc.name or "").startswith("schedcheck.specs"):
+                raise
+            report.unavailable.append("schedcheck prove (schedcheck.specs.prove is missing)")
+
+    if "zoo" in skip:
+        report.skipped.append("the zoo")
+    else:
+        from schedcheck.zoo.run import run_zoo
+
+        report.zoo = run_zoo(examples=zoo_examples, seed=seed, status=say)
+        if not report.zoo:
+            report.unavailable.append("the zoo (the mutant catalogue is empty)")
+        for row in report.zoo:
+            if row.result is not None and row.result.counterexample is not None:
+                folder = out / "zoo" / row.mutant.name
+                report.zoo_written[row.mutant.name] = write_run(
+                    row.result, folder, target_spec=f"zoo:{row.mutant.name}", cwd=str(Path.cwd()),
+                    command=f"schedcheck zoo --only {row.mutant.name}")
+
+    report.seconds = time.perf_counter() - started
+    from schedcheck.report.html import index_html
+
+    (out / "index.html").write_text(index_html(report), encoding="utf-8")
+    (out / "report.json").write_text(json.dumps(report.to_json(), indent=2, default=repr) + "\n",
+                                     encoding="utf-8")
+    return report
+
+
+def _run_suites(report: VerifyReport, *, examples: int | None, seed: int | None, threads: bool,
+                say: Callable[[str], None], bar: ProgressFactory) -> None:
+    for folder, system, spec in BUNDLED_RUNS:
+        target = load_target(spec)
+        say(f"suite: {system} {spec}")
+        try:
+            with bar(f"{system} {spec}", examples) as progress:
+                result = runs.run_suite_for(system, target.factory, target_name=spec,
+                                            examples=examples, seed=seed, progress=progress)
+        except runs.Unavailable as exc:
+            report.unavailable.append(str(exc))
+            continue
+        try:
+            runs.fold_scaling(result, runs.run_scaling_for(system, target.factory))
+        except runs.Unavailable as exc:
+            _note_once(report, str(exc))
+        if threads and result.counterexample is None:
+            say(f"concurrent rounds: {system} {spec}")
+            try:
+                with bar(f"{system} {spec} (threads)", None) as progress:
+                    runs.fold_result(result, runs.run_threads_for(
+                        system, target.factory, target_name=spec, seed=seed, progress=progress))
+            except runs.Unavailable as exc:
+                _note_once(report, str(exc))
+        say(summary_line(result))
+        written = write_run(result, report.out / folder, target_spec=spec, cwd=str(Path.cwd()))
+        report.suites.append(SuiteRun(folder, result, written))
+
+
+def _note_once(report: VerifyReport, line: str) -> None:
+    if line not in report.unavailable:
+        report.unavailable.append(line)

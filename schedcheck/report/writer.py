@@ -1,0 +1,100 @@
+"""Writing the ``--out`` folder of one ``schedcheck check`` run.
+
+Always: ``report.json`` (``RunResult.to_json()`` plus the command, the files written and the
+thread schedule) and ``card.txt`` (the plain report card). On a counterexample also:
+``steps.txt`` (plain words, model vs implementation side by side), ``replay.py`` (standalone),
+and the pictures (``*.dot`` always, ``*.svg``/``*.png`` when ``dot`` exists).
+
+The default folder is fresh and named after the system and the time
+(``schedcheck-out-scheduler-20260101-120000``, ``-2``, ``-3`` ... if taken), so a run never
+overwrites an earlier one; an explicit ``--out`` is created if missing and its files replaced.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from schedcheck.harness.result import RunResult
+from schedcheck.report.card import card_text
+from schedcheck.report.render import write_pictures
+from schedcheck.report.replay import replay_script
+from schedcheck.report.steps import steps_text
+
+__all__ = ["Written", "fresh_out_dir", "report_json", "write_run"]
+
+
+@dataclass
+class Written:
+    out: Path
+    files: list[Path] = field(default_factory=list)
+    pictures: list[Path] = field(default_factory=list)
+
+    def rel(self, path: Path) -> str:
+        try:
+            return str(path.relative_to(self.out))
+        except ValueError:
+            return str(path)
+
+
+def fresh_out_dir(system: str, base: Path | None = None) -> Path:
+    base = base or Path.cwd()
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    candidate = base / f"schedcheck-out-{system}-{stamp}"
+    n = 2
+    while candidate.exists():
+        candidate = base / f"schedcheck-out-{system}-{stamp}-{n}"
+        n += 1
+    return candidate
+
+
+def check_command(result: RunResult, target_spec: str) -> str:
+    cmd = f"schedcheck check {result.system} {target_spec}"
+    if result.seed is not None:
+        cmd += f" --seed {result.seed}"
+    return cmd
+
+
+def report_json(result: RunResult, *, command: str = "", files: list[str] | None = None,
+                extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    data = result.to_json()
+    data["command"] = command
+    data["files"] = files or []
+    cx = result.counterexample
+    data["schedule"] = cx.schedule if cx else None
+    if extra:
+        data.update(extra)
+    return data
+
+
+def write_run(result: RunResult, out: Path, *, target_spec: str, cwd: str,
+              command: str | None = None) -> Written:
+    out.mkdir(parents=True, exist_ok=True)
+    written = Written(out)
+    command = command or check_command(result, target_spec)
+    card = out / "card.txt"
+    card.write_text(card_text(result) + "\n", encoding="utf-8")
+    written.files.append(card)
+    cx = result.counterexample
+    if cx is not None:
+        written.pictures = write_pictures(cx, out)
+        replay = out / "replay.py"
+        replay.write_text(replay_script(cx, target_spec, cwd, command=command), encoding="utf-8")
+        steps = out / "steps.txt"
+        steps.write_text(
+            steps_text(cx, target=target_spec, command=command,
+                       pictures=[written.rel(p) for p in written.pictures
+                                 if p.suffix in (".svg", ".dot")]),
+            encoding="utf-8",
+        )
+        written.files += [steps, replay]
+    written.files += written.pictures
+    report = out / "report.json"
+    data = report_json(result, command=command,
+                       files=[written.rel(p) for p in [*written.files, report]])
+    report.write_text(json.dumps(data, indent=2, default=repr) + "\n", encoding="utf-8")
+    written.files.append(report)
+    return written
