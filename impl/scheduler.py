@@ -1,6 +1,820 @@
-"""PLACEHOLDER -- being written; replaced by the real module."""
+"""The production task scheduler (CONTRACT.md Part 1): indegree counts, reverse edges, a heap.
+
+Data structure. One slotted ``_Rec`` per task id holds its *current* generation: state,
+generation, submission stamp ``seq``, its deps as records (required, then optional), the
+``waiting`` count (required deps not SUCCEEDED + optional deps not terminal; kept exact only
+while the task is PENDING/READY: a task in any other state is re-counted when resubmitted) and
+its reverse edges ``dependents`` / ``odependents`` (dicts used as ordered sets of records). A
+dependency named before it is submitted gets a *ghost* record (generation 0, in ``_ghosts``)
+so that edges always join records; ``_unknown_refs`` counts edges that end at a ghost.
+The ready queue is a heapq of ``(seq, rec)`` with lazy deletion: an entry is live iff
+``rec.state is READY and rec.seq == seq``; ``rec.qseq`` is the stamp of the entry the record
+has in the heap (0: none), so a READY -> PENDING -> READY move reuses its entry instead of
+pushing a duplicate. ``_stale`` counts dead entries; the bound ``_stale <= live + _SLACK`` is
+restored by compaction and asserted by check_invariants().
+
+Costs (contract "Costs"). submit O(deps); start() O(V+E) (skipped to O(1) when every edge
+points to an earlier stamp: then the graph is acyclic by construction); ready() O(k log V);
+complete() touches the direct dependents only; fail()/cancel() touch what they block (plus
+optional dependents); resubmit O(old deps + new deps + dependents); an incremental cycle check
+after start() searches only the dependents reachable from the resubmitted task. Only start(),
+close() and the diagnostics (metrics, snapshot, check_invariants) visit tasks they don't change.
+
+Departures from the model (schedcheck.model.scheduler): counts instead of rescans, the heap,
+ghosts, the acyclic-by-construction shortcut. Behaviour, decisions D1-D10 and snapshot() are
+the model's: ``impl.snapshot() == model.snapshot()`` after the same calls.
+
+Locking. ``self._lock`` (from ``lock_factory``) guards every field; every public method takes
+it once, and no user code (task functions, the clock excepted) runs under it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass, field
+from heapq import heapify, heappop, heappush
+from typing import Any
+
+from schedcheck.model.scheduler import TaskDetails, details
+
+from schedcheck.contract import (
+    DEAD,
+    TERMINAL,
+    Cause,
+    Claim,
+    ClosedError,
+    ConflictError,
+    CycleError,
+    NotStartedError,
+    Outcome,
+    Reply,
+    TaskState,
+    UnknownDependencyError,
+    UnknownTaskError,
+    require_hashable,
+    require_int,
+)
+
+__all__ = ["Scheduler", "SchedulerMetrics"]
+
+P, R, RUN = TaskState.PENDING, TaskState.READY, TaskState.RUNNING
+OK, FAIL, BLK, CAN = (
+    TaskState.SUCCEEDED, TaskState.FAILED, TaskState.BLOCKED, TaskState.CANCELLED,
+)
+PR = (P, R)
+#: Extra stale heap entries tolerated beyond the live ones before compaction.
+_SLACK = 64
+#: Every possible Reply, built once (the hot paths allocate none).
+_REPLY = {(o, s): Reply(o, s) for o in Outcome for s in TaskState}
+_APPLIED_OK = _REPLY[Outcome.APPLIED, OK]
+_new_claim = Claim._make
+_LOCK_FACTORY: Callable[[], Any] = threading.Lock
+
+
+@dataclass
+class SchedulerMetrics:
+    """What metrics() reports (the seed's observability signals). Durations in clock units."""
+
+    states: dict[str, int] = field(default_factory=dict)  #: current generations per state
+    claims: int = 0  #: runs handed out by ready()
+    stale_callbacks: int = 0  #: complete/fail/cancel naming an old (or future) generation
+    duplicate_callbacks: int = 0  #: DUPLICATE replies
+    rejected_callbacks: int = 0  #: REJECTED replies
+    blocked: int = 0  #: generations made BLOCKED (by submit, propagation or add_dependency)
+    ready_wait_count: int = 0  #: claims with a measured READY -> RUNNING wait
+    ready_wait_total: float = 0.0
+    ready_wait_max: float = 0.0
+    run_count: int = 0  #: complete/fail APPLIED with a measured RUNNING duration
+    run_total: float = 0.0
+    run_max: float = 0.0
+    heap_entries: int = 0  #: ready-queue entries, stale ones included
+    stale_entries: int = 0
+    compactions: int = 0  #: times the ready queue was rebuilt
+
+
+class _Rec:
+    __slots__ = ("cause", "dependents", "deps", "error", "fn", "gen", "odependents", "opt",
+                 "optional_failed", "qseq", "requested", "seq", "state", "t_claim", "t_ready",
+                 "task_id", "waiting")
+
+    def __init__(self, task_id: Any) -> None:
+        self.task_id = task_id  #: the id
+        self.gen = 0  #: current generation; 0 for a ghost (named as a dep, never submitted)
+        self.seq = 0  #: submission stamp of the current generation (model D1)
+        self.deps: tuple[_Rec, ...] = ()  #: required deps, first-occurrence order
+        self.opt: tuple[_Rec, ...] = ()  #: optional deps, disjoint from deps
+        self.fn: Callable[..., Any] | None = None
+        self.state = P  #: TaskState of the current generation (a ghost stays PENDING)
+        self.cause: Cause | None = None  #: not None iff CANCELLED or BLOCKED
+        self.error: Any = None  #: what fail() received
+        self.requested = False  #: a cancel was requested while this generation ran
+        self.optional_failed: tuple[Any, ...] = ()  #: frozen at the claim (model D6)
+        self.waiting = 0  #: outstanding deps; exact while PENDING/READY, 0 iff READY
+        self.dependents: dict[_Rec, None] = {}  #: records whose current deps include self
+        self.odependents: dict[_Rec, None] | None = None  #: same, optional edges
+        self.qseq = 0  #: stamp of this record's entry in the heap, 0 if none
+        self.t_ready = 0.0  #: clock when it became READY
+        self.t_claim = 0.0  #: clock when claimed
+
+
+def _bad_deps(value: object, name: str, task_id: Any) -> TypeError:
+    return TypeError(
+        f"{name} of {task_id!r} must be an iterable of task ids (not str, bytes or None), "
+        f"got {type(value).__name__} {value!r}; write {name}=[...]")
+
+
+def _parse(value: Any, name: str, task_id: Any) -> tuple[Any, ...]:
+    """Rule 1: any iterable of hashables except str/bytes/None; repeats count once."""
+    if value.__class__ is tuple and not value:
+        return ()
+    if value is None or isinstance(value, (str, bytes, bytearray)):
+        raise _bad_deps(value, name, task_id)
+    if value.__class__ is not list and value.__class__ is not tuple:
+        if not isinstance(value, Iterable):
+            raise _bad_deps(value, name, task_id)
+        value = list(value)
+    try:
+        return tuple(dict.fromkeys(value))
+    except TypeError:
+        for dep in value:
+            require_hashable(dep, f"a dependency of {task_id!r}")
+        raise
 
 
 class Scheduler:
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        raise NotImplementedError("Scheduler is not written yet")
+    """Thread-safe; see the module comment for the structures and the costs."""
+
+    def __init__(self, max_concurrency: int, *, lock_factory: Callable[[], Any] = _LOCK_FACTORY,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.max_concurrency = require_int(max_concurrency, "max_concurrency", minimum=0)
+        self._lock = lock_factory()
+        self._clock = clock
+        self._tasks: dict[Any, _Rec] = {}  # submitted ids, in order of first submit
+        self._ghosts: dict[Any, _Rec] = {}  # named as deps before being submitted
+        self._unknown_refs = 0  # edges ending at a ghost
+        self._maybe_cyclic = False  # some edge points to a later stamp (or a ghost)
+        self._seq = 0
+        self._started = False
+        self._closed = False
+        self._heap: list[tuple[int, _Rec]] = []
+        self._stale = 0  # heap entries that are not live
+        self._running = 0
+        self._m = SchedulerMetrics()
+
+    # ---- small helpers (lock held) -------------------------------------------------------
+    def _get(self, task_id: Any) -> _Rec:
+        try:
+            rec = self._tasks.get(task_id)
+        except TypeError:
+            require_hashable(task_id, "task_id")
+            raise
+        if rec is None:
+            raise UnknownTaskError(task_id)
+        return rec
+
+    def _push(self, rec: _Rec) -> None:
+        """rec just became READY."""
+        rec.state = R
+        if rec.qseq == rec.seq:
+            self._stale -= 1  # its old entry (READY -> PENDING -> READY) is live again
+        else:
+            rec.qseq = rec.seq
+            heappush(self._heap, (rec.seq, rec))
+
+    def _compact(self) -> None:
+        """Restore the bound ``stale <= live + _SLACK`` (reached by
+        tests/impl/test_scheduler_impl.py::test_ready_queue_compacts_stale_entries)."""
+        live = []
+        for seq, rec in self._heap:
+            if rec.state is R and rec.seq == seq:
+                live.append((seq, rec))
+            elif rec.qseq == seq:
+                rec.qseq = 0
+        heapify(live)
+        self._heap, self._stale = live, 0
+        self._m.compactions += 1
+        assert len(live) == sum(1 for r in self._tasks.values() if r.state is R)
+
+    def _check_bound(self) -> None:
+        if self._stale > len(self._heap) - self._stale + _SLACK:
+            self._compact()
+
+    def _opt_release(self, rec: _Rec) -> None:
+        """rec's current generation just became terminal: optional dependents count it done."""
+        od = rec.odependents
+        if od:
+            for d in od:
+                if d.state is P:
+                    d.waiting -= 1
+                    if not d.waiting:
+                        d.t_ready = self._clock()
+                        self._push(d)
+
+    def _block(self, root: _Rec, cause: Cause, *, release_root: bool = True) -> None:
+        """Rules 5-7: PENDING/READY tasks reachable through required dependents -> BLOCKED."""
+        stack = [root]
+        m = self._m
+        while stack:
+            x = stack.pop()
+            for d in x.dependents:
+                st = d.state
+                if st is P or st is R:
+                    if st is R:
+                        self._stale += 1
+                    d.state, d.cause = BLK, cause
+                    m.blocked += 1
+                    self._opt_release(d)
+                    stack.append(d)
+        if release_root:
+            self._opt_release(root)
+
+    # ---- rule 1 / 7: submit --------------------------------------------------------------
+    def submit(self, task_id: Hashable, deps: Iterable[Hashable] = (),
+               fn: Callable[..., Any] | None = None, *,
+               optional: Iterable[Hashable] = ()) -> int:
+        """Rules 1 and 7: a task, or a new generation of one. Returns the generation."""
+        try:
+            hash(task_id)
+        except TypeError:
+            require_hashable(task_id, "task_id")
+        req = _parse(deps, "deps", task_id)
+        opt = _parse(optional, "optional", task_id)
+        if fn is not None and not callable(fn):
+            raise TypeError(f"fn of {task_id!r} must be callable or None, got "
+                            f"{type(fn).__name__} {fn!r}")
+        if opt:
+            both = [d for d in opt if d in req]
+            if both:
+                raise ValueError(f"{both[0]!r} is both a required and an optional dependency "
+                                 f"of {task_id!r}; list it in only one of deps/optional")
+        with self._lock:
+            if self._closed:
+                raise ClosedError(f"cannot submit {task_id!r}: the scheduler is closed")
+            rec = self._tasks.get(task_id)
+            if rec is not None and rec.state is RUN:
+                raise ConflictError(task_id, rec.gen)
+            if self._started:
+                self._validate(task_id, rec, req + opt)
+            rec = self._detach(task_id)
+            self._attach(rec, req, opt, fn)
+            self._decide(rec)
+            self._settle_new(rec)
+            self._check_bound()
+            return rec.gen
+
+    def _validate(self, task_id: Any, rec: _Rec | None, new: tuple[Any, ...]) -> None:
+        """Rule 7 after start: known deps (or itself); no cycle through a new edge. A new edge
+        ``d -> task`` closes a cycle iff ``d`` is reachable from ``task`` through dependents."""
+        tasks = self._tasks
+        missing = [d for d in new if d not in tasks and d != task_id]
+        if missing:
+            raise UnknownDependencyError(task_id, missing)
+        if task_id in new:
+            raise CycleError([task_id, task_id])
+        if rec is None:
+            return  # a brand-new id has no dependents: no path back to it
+        targets = {tasks[d] for d in new}
+        parent: dict[_Rec, _Rec | None] = {rec: None}
+        stack = [rec]
+        while stack:
+            x = stack.pop()
+            for d in (*x.dependents, *(x.odependents or ())):
+                if d in parent:
+                    continue
+                parent[d] = x
+                if d in targets:
+                    path: list[Any] = []
+                    y: _Rec | None = d
+                    while y is not None:
+                        path.append(y.task_id)
+                        y = parent[y]
+                    raise CycleError([*reversed(path), task_id])
+                stack.append(d)
+
+    def _detach(self, task_id: Any) -> _Rec:
+        """Start a new generation: drop the old edges, stamp it, leave it PENDING with no deps,
+        and apply to dependents the effect of the old state going away (rule 7)."""
+        rec = self._tasks.get(task_id)
+        if rec is None:
+            rec = self._ghosts.pop(task_id, None)
+            if rec is None:
+                rec = _Rec(task_id)
+            else:
+                self._unknown_refs -= len(rec.dependents) + len(rec.odependents or ())
+            self._tasks[task_id] = rec
+        else:
+            old = rec.state
+            for d in rec.deps:
+                self._unlink(d, rec, d.dependents)
+            for d in rec.opt:
+                assert d.odependents is not None
+                self._unlink(d, rec, d.odependents)
+            if old is R:
+                self._stale += 1
+            if rec.dependents or rec.odependents:
+                self._maybe_cyclic = True  # they now point to a later stamp
+            if old is OK:
+                for d in rec.dependents:
+                    if d.state is R or d.state is P:
+                        if d.state is R:
+                            d.state = P
+                            self._stale += 1
+                        d.waiting += 1
+            if old in TERMINAL and rec.odependents:
+                for d in rec.odependents:
+                    if d.state is R or d.state is P:
+                        if d.state is R:
+                            d.state = P
+                            self._stale += 1
+                        d.waiting += 1
+        self._seq += 1
+        rec.gen += 1
+        rec.seq = self._seq
+        rec.deps = rec.opt = ()
+        rec.fn = rec.cause = rec.error = None
+        rec.state, rec.requested, rec.optional_failed, rec.waiting = P, False, (), 0
+        return rec
+
+    def _unlink(self, dep: _Rec, rec: _Rec, rev: dict[_Rec, None]) -> None:
+        del rev[rec]
+        if not dep.gen:
+            self._unknown_refs -= 1
+            if not dep.dependents and not dep.odependents:
+                del self._ghosts[dep.task_id]
+
+    def _link(self, dep_id: Any, rec: _Rec) -> _Rec:
+        dep = self._tasks.get(dep_id)
+        if dep is None:
+            dep = self._ghosts.get(dep_id)
+            if dep is None:
+                dep = self._ghosts[dep_id] = _Rec(dep_id)
+            self._unknown_refs += 1
+            self._maybe_cyclic = True
+        elif dep.seq >= rec.seq:  # itself, or resubmitted later
+            self._maybe_cyclic = True
+        return dep
+
+    def _attach(self, rec: _Rec, req: tuple[Any, ...], opt: tuple[Any, ...],
+                fn: Callable[..., Any] | None) -> None:
+        """Register the new edges; the new generation stays PENDING with its count."""
+        rec.fn = fn
+        waiting = 0
+        deps = []
+        for dep_id in req:
+            dep = self._link(dep_id, rec)
+            dep.dependents[rec] = None
+            deps.append(dep)
+            if dep.state is not OK:
+                waiting += 1
+        rec.deps = tuple(deps)
+        if opt:
+            odeps = []
+            for dep_id in opt:
+                dep = self._link(dep_id, rec)
+                if dep.odependents is None:
+                    dep.odependents = {}
+                dep.odependents[rec] = None
+                odeps.append(dep)
+                if dep.state not in TERMINAL:
+                    waiting += 1
+            rec.opt = tuple(odeps)
+        rec.waiting = waiting
+
+    def _decide(self, rec: _Rec) -> None:
+        """Rule 1: BLOCKED (cause from the first dead dep in deps order) or left PENDING."""
+        for dep in rec.deps:
+            st = dep.state
+            if st in DEAD:
+                cause = Cause("failed", dep.task_id, dep.gen) if st is FAIL else dep.cause
+                assert cause is not None
+                if rec.state is BLK:  # reached by an earlier retry's propagation
+                    rec.cause = cause
+                    self._block(rec, cause, release_root=False)
+                else:
+                    rec.state, rec.cause = BLK, cause
+                    self._m.blocked += 1
+                    self._block(rec, cause)
+                return
+
+    def _settle_new(self, rec: _Rec) -> None:
+        if rec.state is P and not rec.waiting:
+            rec.t_ready = self._clock()
+            self._push(rec)
+
+    # ---- rule 2: start -------------------------------------------------------------------
+    def start(self) -> None:
+        """Rule 2: unknown deps (first task in submission sequence), then cycles."""
+        with self._lock:
+            if self._closed and not self._started:
+                raise ClosedError("cannot start(): the scheduler was closed before it started")
+            if self._started:
+                return
+            if self._unknown_refs:
+                for rec in sorted(self._tasks.values(), key=lambda r: r.seq):
+                    missing = [d.task_id for d in rec.deps + rec.opt if not d.gen]
+                    if missing:
+                        raise UnknownDependencyError(rec.task_id, missing)
+            if self._maybe_cyclic:
+                cycle = self._find_cycle()
+                if cycle is not None:
+                    raise CycleError(cycle)
+                self._maybe_cyclic = False
+            self._started = True
+
+    def _find_cycle(self) -> list[Any] | None:
+        """Iterative three-colour DFS with the stack as parent pointers (no recursion)."""
+        colour: dict[_Rec, int] = {}  # 1 grey (on the stack), 2 black
+        for root in sorted(self._tasks.values(), key=lambda r: r.seq):
+            if root in colour:
+                continue
+            colour[root] = 1
+            stack = [root]
+            iters = [iter((*root.deps, *root.opt))]
+            while iters:
+                for nxt in iters[-1]:
+                    c = colour.get(nxt)
+                    if c is None:
+                        colour[nxt] = 1
+                        stack.append(nxt)
+                        iters.append(iter((*nxt.deps, *nxt.opt)))
+                        break
+                    if c == 1:
+                        i = stack.index(nxt)
+                        return [nxt.task_id, *(r.task_id for r in reversed(stack[i:]))]
+                else:
+                    colour[stack.pop()] = 2
+                    iters.pop()
+        return None
+
+    # ---- rule 3: ready -------------------------------------------------------------------
+    def ready(self, limit: int | None = None) -> list[Claim]:
+        """Rule 3: claim READY tasks in submission sequence, up to the free slots."""
+        if limit is not None and (limit.__class__ is not int or limit < 0):
+            require_int(limit, "limit", minimum=0)
+        with self._lock:
+            if not self._started:
+                raise NotStartedError("ready() before start(): call start() first")
+            if self._closed:
+                return []
+            n = self.max_concurrency - self._running
+            if limit is not None and limit < n:
+                n = limit
+            heap = self._heap
+            out: list[Claim] = []
+            if n <= 0 or not heap:
+                return out
+            now = self._clock()
+            m = self._m
+            wait_total, wait_max = m.ready_wait_total, m.ready_wait_max
+            stale = 0
+            while heap:
+                seq, rec = heappop(heap)
+                if rec.qseq == seq:
+                    rec.qseq = 0
+                if rec.state is not R or rec.seq != seq:
+                    stale += 1
+                    continue
+                rec.state = RUN
+                rec.t_claim = now
+                w = now - rec.t_ready
+                wait_total += w
+                if w > wait_max:
+                    wait_max = w
+                if rec.opt:
+                    rec.optional_failed = tuple(d.task_id for d in rec.opt if d.state in DEAD)
+                out.append(_new_claim((rec.task_id, rec.gen, rec.fn)))
+                if len(out) == n:
+                    break
+            k = len(out)
+            self._stale -= stale
+            self._running += k
+            m.claims += k
+            m.ready_wait_count += k
+            m.ready_wait_total, m.ready_wait_max = wait_total, wait_max
+            return out
+
+    # ---- rules 4-6 -----------------------------------------------------------------------
+    def _reply(self, outcome: Outcome, state: TaskState) -> Reply:
+        m = self._m
+        if outcome is Outcome.STALE:
+            m.stale_callbacks += 1
+        elif outcome is Outcome.DUPLICATE:
+            m.duplicate_callbacks += 1
+        elif outcome is Outcome.REJECTED:
+            m.rejected_callbacks += 1
+        return _REPLY[outcome, state]
+
+    def _ran(self, rec: _Rec) -> None:
+        self._running -= 1
+        m = self._m
+        d = self._clock() - rec.t_claim
+        m.run_count += 1
+        m.run_total += d
+        if d > m.run_max:
+            m.run_max = d
+
+    def complete(self, task_id: Hashable, generation: int) -> Reply:
+        """Rule 4: RUNNING -> SUCCEEDED; each PENDING dependent loses one outstanding dep."""
+        if generation.__class__ is not int:
+            require_int(generation, "generation")
+        with self._lock:
+            rec = self._get(task_id)
+            if generation != rec.gen:
+                return self._reply(Outcome.STALE, rec.state)
+            st = rec.state
+            if st is not RUN:
+                return self._reply(Outcome.DUPLICATE if st is OK else Outcome.REJECTED, st)
+            rec.state = OK
+            self._running -= 1
+            now = self._clock()
+            m = self._m
+            d = now - rec.t_claim
+            m.run_count += 1
+            m.run_total += d
+            if d > m.run_max:
+                m.run_max = d
+            heap = self._heap
+            for dep in rec.dependents:
+                if dep.state is P:
+                    w = dep.waiting - 1
+                    dep.waiting = w
+                    if not w:
+                        dep.state = R
+                        dep.t_ready = now
+                        if dep.qseq == dep.seq:
+                            self._stale -= 1
+                        else:
+                            dep.qseq = dep.seq
+                            heappush(heap, (dep.seq, dep))
+            if rec.odependents:
+                self._opt_release(rec)
+            return _APPLIED_OK
+
+    def fail(self, task_id: Hashable, generation: int, error: Any = None) -> Reply:
+        """Rule 5: RUNNING -> FAILED (CANCELLED after a request); dependents BLOCKED."""
+        require_int(generation, "generation")
+        with self._lock:
+            rec = self._get(task_id)
+            if generation != rec.gen:
+                return self._reply(Outcome.STALE, rec.state)
+            st = rec.state
+            if st is not RUN:
+                dup = st is FAIL or st is CAN
+                return self._reply(Outcome.DUPLICATE if dup else Outcome.REJECTED, st)
+            self._ran(rec)
+            rec.error = error
+            if rec.requested:
+                rec.state = CAN
+                rec.cause = cause = Cause("cancelled", rec.task_id, rec.gen)
+            else:
+                rec.state = FAIL
+                cause = Cause("failed", rec.task_id, rec.gen)
+            self._block(rec, cause)
+            self._check_bound()
+            return _REPLY[Outcome.APPLIED, rec.state]
+
+    def cancel(self, task_id: Hashable, generation: int | None = None) -> Reply:
+        """Rule 6: PENDING/READY -> CANCELLED (dependents BLOCKED); RUNNING -> requested."""
+        if generation is not None:
+            require_int(generation, "generation")
+        with self._lock:
+            rec = self._get(task_id)
+            if generation is not None and generation != rec.gen:
+                return self._reply(Outcome.STALE, rec.state)
+            st = rec.state
+            if st is P or st is R:
+                if st is R:
+                    self._stale += 1
+                rec.state = CAN
+                rec.cause = cause = Cause("cancelled", rec.task_id, rec.gen)
+                self._block(rec, cause)
+                self._check_bound()
+                return _REPLY[Outcome.APPLIED, CAN]
+            if st is RUN:
+                if rec.requested:
+                    return self._reply(Outcome.DUPLICATE, RUN)
+                rec.requested = True
+                return _REPLY[Outcome.REQUESTED, RUN]
+            return self._reply(Outcome.DUPLICATE if st is CAN else Outcome.REJECTED, st)
+
+    def cancel_requested(self, task_id: Hashable, generation: int) -> bool:
+        """Rule 6: true iff ``generation`` is current and a cancel was requested while it ran."""
+        require_int(generation, "generation")
+        with self._lock:
+            rec = self._get(task_id)
+            return generation == rec.gen and rec.requested
+
+    # ---- rule 8: close -------------------------------------------------------------------
+    def close(self) -> list[Any]:
+        """Rule 8: PENDING/READY -> CANCELLED (shutdown), ids in submission sequence."""
+        with self._lock:
+            if self._closed:
+                return []
+            self._closed = True
+            hit = sorted((r for r in self._tasks.values() if r.state is P or r.state is R),
+                         key=lambda r: r.seq)
+            for r in hit:
+                r.state, r.cause = CAN, Cause("shutdown", r.task_id, r.gen)
+            for _, r in self._heap:
+                r.qseq = 0
+            self._heap, self._stale = [], 0
+            return [r.task_id for r in hit]
+
+    # ---- queries -------------------------------------------------------------------------
+    def info(self, task_id: Hashable) -> TaskDetails:
+        """The current generation (model D6 for ``error`` and ``optional_failed``)."""
+        with self._lock:
+            r = self._get(task_id)
+            opt = (tuple(d.task_id for d in r.opt if d.state in DEAD) if r.state in PR
+                   else r.optional_failed)
+            return details(r.task_id, r.gen, r.state, r.cause, r.error, opt)
+
+    def task_ids(self) -> list[Any]:
+        with self._lock:
+            return list(self._tasks)
+
+    def deps_of(self, task_id: Hashable) -> tuple[Any, ...]:
+        with self._lock:
+            return tuple(d.task_id for d in self._get(task_id).deps)
+
+    def optional_of(self, task_id: Hashable) -> tuple[Any, ...]:
+        with self._lock:
+            return tuple(d.task_id for d in self._get(task_id).opt)
+
+    def metrics(self) -> SchedulerMetrics:
+        """A copy of the counters, with per-state counts (an O(V) diagnostic read)."""
+        with self._lock:
+            m = SchedulerMetrics(**{k: v for k, v in vars(self._m).items() if k != "states"})
+            for r in self._tasks.values():
+                m.states[r.state.name] = m.states.get(r.state.name, 0) + 1
+            m.heap_entries, m.stale_entries = len(self._heap), self._stale
+            return m
+
+    # ---- extensions ----------------------------------------------------------------------
+    def add_dependency(self, task_id: Hashable, dep: Hashable) -> Reply:
+        """Extension (model D8): a new required edge while PENDING (or READY before start)."""
+        require_hashable(task_id, "task_id")
+        require_hashable(dep, "dep")
+        with self._lock:
+            if self._closed:
+                raise ClosedError(
+                    f"cannot add a dependency to {task_id!r}: the scheduler is closed")
+            rec = self._get(task_id)
+            st = rec.state
+            if not (st is P or (st is R and not self._started)):
+                return self._reply(Outcome.REJECTED, st)
+            if any(d.task_id == dep for d in (*rec.deps, *rec.opt)):
+                return self._reply(Outcome.DUPLICATE, st)
+            if self._started:
+                self._validate(task_id, rec, (dep,))
+            d = self._link(dep, rec)
+            d.dependents[rec] = None
+            rec.deps = (*rec.deps, d)
+            if d.state in DEAD:
+                if st is R:
+                    self._stale += 1
+                rec.state = BLK
+                rec.cause = cause = (Cause("failed", d.task_id, d.gen) if d.state is FAIL
+                                     else d.cause)
+                assert cause is not None
+                self._m.blocked += 1
+                self._block(rec, cause)
+            elif d.state is not OK:
+                rec.waiting += 1
+                if st is R:
+                    rec.state = P
+                    self._stale += 1
+            self._check_bound()
+            return _REPLY[Outcome.APPLIED, rec.state]
+
+    def retry(self, task_id: Hashable, cascade: bool = True) -> dict[Any, int]:
+        """Extension (model D9): resubmit a dead task and, with cascade, its BLOCKED subtree."""
+        require_hashable(task_id, "task_id")
+        with self._lock:
+            if self._closed:
+                raise ClosedError(f"cannot retry {task_id!r}: the scheduler is closed")
+            root = self._get(task_id)
+            if root.state not in DEAD:
+                return {}
+            chosen = {root: None}
+            stack = [root]
+            while cascade and stack:
+                for d in stack.pop().dependents:
+                    if d.state is BLK and d not in chosen:
+                        chosen[d] = None
+                        stack.append(d)
+            batch = sorted(chosen, key=lambda r: r.seq)
+            plan = [(r, tuple(d.task_id for d in r.deps), tuple(d.task_id for d in r.opt), r.fn)
+                    for r in batch]
+            for r, req, opt, fn in plan:  # all new generations exist, PENDING, with edges
+                self._detach(r.task_id)
+                self._attach(r, req, opt, fn)
+            ids = {r.task_id for r in batch}
+            todo = [r for r, *_ in plan]
+            while todo:  # the model's order: dependency order within the batch, then stamps
+                undecided = {r.task_id for r in todo}
+                free = [r for r in todo
+                        if not any(d.task_id in ids and d is not r and d.task_id in undecided
+                                   for d in r.deps)]
+                now = free or todo  # all of todo: a cycle inside the batch (before start)
+                for r in now:
+                    self._decide(r)
+                todo = [r for r in todo if r not in now]
+            for r in batch:
+                self._settle_new(r)
+            self._check_bound()
+            return {r.task_id: r.gen for r in batch}
+
+    # ---- checking helpers ----------------------------------------------------------------
+    def snapshot(self) -> tuple[Any, ...]:
+        """The same value as the model's snapshot() after the same calls."""
+        with self._lock:
+            rows = []
+            for r in self._tasks.values():
+                err = r.error
+                try:
+                    hash(err)
+                except TypeError:
+                    err = repr(err)
+                rows.append((r.task_id, r.gen, r.seq, tuple(d.task_id for d in r.deps),
+                             tuple(d.task_id for d in r.opt), r.fn, r.state, r.cause, err,
+                             r.requested, r.optional_failed))
+            return (self.max_concurrency, self._started, self._closed, self._seq, tuple(rows))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Scheduler):
+            return NotImplemented
+        return self.snapshot() == other.snapshot()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def check_invariants(self) -> None:
+        """Recount everything the hot paths keep incrementally; AssertionError with a story."""
+        with self._lock:
+            self._check_invariants()
+
+    def _check_invariants(self) -> None:
+        running = 0
+        live = 0
+        for r in self._tasks.values():
+            who = f"{r.task_id!r} g{r.gen}"
+            assert r.gen >= 1 and self._tasks[r.task_id] is r, f"{who} :: bad record"
+            running += r.state is RUN
+            for d in r.deps:
+                assert r in d.dependents, f"{who} :: missing reverse edge from {d.task_id!r}"
+                assert (self._tasks if d.gen else self._ghosts).get(d.task_id) is d, (
+                    f"{who} :: dep {d.task_id!r} is not its id's record")
+            for d in r.opt:
+                assert d.odependents and r in d.odependents, (
+                    f"{who} :: missing optional reverse edge from {d.task_id!r}")
+            for d in r.dependents:
+                assert r in d.deps, f"{who} :: stale reverse edge to {d.task_id!r}"
+            for d in r.odependents or ():
+                assert r in d.opt, f"{who} :: stale optional reverse edge to {d.task_id!r}"
+            if r.state in PR:
+                for d in r.deps:
+                    assert d.state not in DEAD, (
+                        f"{who} :: {r.state.name} with dead dep {d.task_id!r} g{d.gen} "
+                        f"({d.state.name})")
+                want = sum(1 for d in r.deps if not d.gen or d.state is not OK) + sum(
+                    1 for d in r.opt if not d.gen or d.state not in TERMINAL)
+                assert r.waiting == want, f"{who} :: waiting={r.waiting}, recount {want}"
+                assert (r.state is R) == (want == 0), f"{who} :: {r.state.name} waiting {want}"
+                assert not self._closed, f"{who} :: {r.state.name} after close()"
+            if r.state is R:
+                live += 1
+                assert r.qseq == r.seq, f"{who} :: READY without its heap entry"
+            if r.state is BLK:
+                assert r.cause is not None and r.cause.kind in ("failed", "cancelled"), (
+                    f"{who} :: BLOCKED with cause {r.cause!r}")
+            elif r.state is CAN:
+                assert r.cause is not None and r.cause.kind in ("cancelled", "shutdown") and (
+                    r.cause[1:] == (r.task_id, r.gen)), f"{who} :: CANCELLED, {r.cause!r}"
+            else:
+                assert r.cause is None, f"{who} :: {r.state.name} with cause {r.cause!r}"
+            assert not r.requested or r.state in (RUN, OK, CAN), (
+                f"{who} :: cancel requested but {r.state.name}")
+        assert running == self._running, f"running={self._running}, recount {running}"
+        assert running <= self.max_concurrency, (
+            f"{running} RUNNING > max_concurrency {self.max_concurrency}")
+        entries = {(seq, id(r)) for seq, r in self._heap}
+        assert len(entries) == len(self._heap), "duplicate ready-queue entries"
+        valid = sum(1 for seq, r in self._heap if r.state is R and r.seq == seq)
+        assert valid == live, f"{live} READY tasks but {valid} live heap entries"
+        assert self._stale == len(self._heap) - live, (
+            f"stale={self._stale}, recount {len(self._heap) - live}")
+        assert self._stale <= live + _SLACK, f"stale {self._stale} > live {live} + {_SLACK}"
+        refs = sum(len(g.dependents) + len(g.odependents or ()) for g in self._ghosts.values())
+        assert refs == self._unknown_refs, f"unknown_refs={self._unknown_refs}, recount {refs}"
+        assert all(g.dependents or g.odependents for g in self._ghosts.values()), "empty ghost"
+        if self._started:
+            assert not self._ghosts, f"ghosts {list(self._ghosts)} after start()"
+            assert self._find_cycle() is None, "cycle after start()"
+
+    def __repr__(self) -> str:
+        with self._lock:
+            body = ", ".join(f"{r.task_id!r}:g{r.gen}:{r.state.name}"
+                             for r in self._tasks.values())
+        return f"<impl.Scheduler max_concurrency={self.max_concurrency} {{{body}}}>"
