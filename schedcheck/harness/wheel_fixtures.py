@@ -1,0 +1,204 @@
+"""Test doubles of the wheel suite: recording executors, named callbacks, and the Part 3 probe.
+
+These are importable on their own so that a replayed counterexample can rebuild the exact
+setting of the suite (``Counterexample.snapshot["preamble"]`` holds the lines):
+
+* :class:`RecordingExecutor` -- ``submit(fn)`` records ``fn`` (and the submitting thread) and
+  returns a ``concurrent.futures.Future``; nothing runs until :meth:`RecordingExecutor.run_pending`,
+  which runs the queue in order on a fresh worker thread (never the thread that calls
+  ``advance``) and joins it. Its ``policy`` decides rejections: ``"accept"``, ``"reject"``
+  (every submission raises ``RuntimeError``) or ``"flaky"`` (every second submission raises).
+  A wheel may wrap the callback itself (the model does) or submit it raw and watch the
+  future: both see the callback's exception.
+* :class:`Callback` -- a named callable (``cb_0``) that logs each call (name and thread) and
+  raises ``RuntimeError`` when made with ``raises=True``.
+* :func:`probe` -- which optional parts a target supports (contract Part 3): a constructor
+  argument iff ``factory(tick, wheel_size, **{arg: value})`` does not raise ``TypeError``; a
+  method iff the attribute exists.
+
+No locks beyond one per executor (its queue and counters are touched by the advancing thread
+and read by the harness thread).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "EXECUTOR_POLICIES",
+    "CallLog",
+    "Callback",
+    "RecordingExecutor",
+    "Support",
+    "make_callback",
+    "probe",
+]
+
+#: The executor policies the suite draws from (None = no executor at all).
+EXECUTOR_POLICIES: tuple[str, ...] = ("accept", "reject", "flaky")
+
+#: Optional constructor arguments (Part 3) and a harmless legal value to probe each with.
+OPTIONAL_ARGS: tuple[str, ...] = ("start", "max_catchup_ticks", "max_pending", "executor")
+#: Optional methods (Part 3).
+OPTIONAL_METHODS: tuple[str, ...] = ("lag_ticks", "callback_errors")
+
+
+class CallLog:
+    """The calls of a group of callbacks, in order: ``(name, thread ident)``."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.calls: list[tuple[str, int]] = []
+
+    def add(self, name: str) -> None:
+        with self._lock:
+            self.calls.append((name, threading.get_ident()))
+
+    def since(self, start: int) -> list[tuple[str, int]]:
+        with self._lock:
+            return list(self.calls[start:])
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self.calls)
+
+
+class Callback:
+    """A named timer callback: logs each call, raises ``RuntimeError`` iff ``raises``."""
+
+    __slots__ = ("log", "name", "raises")
+
+    def __init__(self, name: str, raises: bool = False, log: CallLog | None = None) -> None:
+        self.name = name
+        self.raises = raises
+        self.log = log if log is not None else CallLog()
+
+    def __call__(self) -> None:
+        self.log.add(self.name)
+        if self.raises:
+            raise RuntimeError(f"{self.name} raises on purpose (a schedcheck test callback)")
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def make_callback(name: str, raises: bool = False, log: CallLog | None = None) -> Callback:
+    """``cb_3 = make_callback("cb_3", raises=True)`` -- the replay script's spelling."""
+    return Callback(name, raises, log)
+
+
+class RecordingExecutor:
+    """``submit(fn)`` records; :meth:`run_pending` runs later, on a worker thread."""
+
+    def __init__(self, policy: str = "accept") -> None:
+        if policy not in EXECUTOR_POLICIES:
+            raise ValueError(f"policy must be one of {EXECUTOR_POLICIES}, got {policy!r}")
+        self.policy = policy
+        self._lock = threading.Lock()
+        #: every submission attempt, rejected ones included: (fn, submitting thread ident)
+        self.submitted: list[tuple[Callable[[], Any], int]] = []
+        self.rejected = 0  #: submissions that raised (the policy's rejections)
+        self.ran = 0  #: fns run by run_pending
+        self._queue: list[tuple[Callable[[], Any], Future[Any]]] = []
+
+    def accepts(self, index: int) -> bool:
+        """Whether submission number ``index`` (0-based, over this executor's life) is taken."""
+        if self.policy == "reject":
+            return False
+        if self.policy == "flaky":
+            return index % 2 == 0
+        return True
+
+    def submit(self, fn: Callable[[], Any], /) -> Future[Any]:
+        with self._lock:
+            index = len(self.submitted)
+            self.submitted.append((fn, threading.get_ident()))
+            if not self.accepts(index):
+                self.rejected += 1
+                raise RuntimeError(
+                    f"executor rejected submission #{index} (policy {self.policy!r}): "
+                    "overloaded on purpose by schedcheck"
+                )
+            future: Future[Any] = Future()
+            self._queue.append((fn, future))
+            return future
+
+    def queued(self) -> int:
+        with self._lock:
+            return len(self._queue)
+
+    def run_pending(self) -> int:
+        """Run every queued fn in submission order on one fresh worker thread; return how many."""
+        with self._lock:
+            batch, self._queue = self._queue, []
+
+        def work() -> None:
+            for fn, future in batch:
+                if not future.set_running_or_notify_cancel():
+                    continue
+                try:
+                    value = fn()
+                except BaseException as exc:  # the future carries it, as a real executor's
+                    future.set_exception(exc)
+                else:
+                    future.set_result(value)
+
+        worker = threading.Thread(target=work, name="schedcheck-executor", daemon=True)
+        worker.start()
+        worker.join()
+        with self._lock:
+            self.ran += len(batch)
+        return len(batch)
+
+
+@dataclass
+class Support:
+    """The optional parts a target supports (contract Part 3)."""
+
+    args: frozenset[str] = field(default_factory=frozenset)  #: accepted constructor arguments
+    methods: frozenset[str] = field(default_factory=frozenset)  #: existing optional methods
+
+    @property
+    def missing(self) -> list[str]:
+        return [a for a in OPTIONAL_ARGS if a not in self.args] + [
+            m for m in OPTIONAL_METHODS if m not in self.methods
+        ]
+
+
+class TargetUnusable(ValueError):
+    """The target cannot even be built with legal arguments (the CLI's exit status 2)."""
+
+
+def probe(factory: Callable[..., Any]) -> Support:
+    """Which optional arguments and methods ``factory``'s wheels support (contract Part 3)."""
+    try:
+        plain = factory(1, 1)
+    except Exception as exc:
+        raise TargetUnusable(
+            f"the target cannot be built as factory(1, 1): {type(exc).__name__}: {exc}; "
+            "a wheel class or factory is called as cls(tick, wheel_size, **options)"
+        ) from exc
+    values: dict[str, Callable[[], object]] = {
+        "start": lambda: 0,
+        "max_catchup_ticks": lambda: 1,
+        "max_pending": lambda: 1,
+        "executor": RecordingExecutor,
+    }
+    args = set()
+    for name in OPTIONAL_ARGS:
+        try:
+            factory(1, 1, **{name: values[name]()})
+        except TypeError:
+            continue
+        except Exception as exc:
+            raise TargetUnusable(
+                f"factory(1, 1, {name}=...) raised {type(exc).__name__}: {exc}; an optional "
+                "argument must either be accepted or refused with TypeError"
+            ) from exc
+        args.add(name)
+    methods = {m for m in OPTIONAL_METHODS if callable(getattr(plain, m, None))}
+    return Support(args=frozenset(args), methods=frozenset(methods))
