@@ -127,6 +127,7 @@ def _malformed(exc: BaseException, norm: Callable[[Any], Any], raw: Any) -> Obse
 
 def observe(
     fn: Callable[..., Any],
+    /,
     *args: Any,
     norm: Callable[[Any], Any] | None = None,
     **kwargs: Any,
@@ -151,6 +152,7 @@ def observe(
 
 def observe_model(
     fn: Callable[..., Any],
+    /,
     *args: Any,
     norm: Callable[[Any], Any] | None = None,
     **kwargs: Any,
