@@ -25,6 +25,7 @@ import argparse
 import importlib
 import json
 import os
+import random
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -110,26 +111,44 @@ def cmd_check(args: argparse.Namespace) -> int:
         return _unusable(f"target {args.target!r} is unusable: {why}")
     show_progress = not args.json and sys.stderr.isatty()
     total = _profile_examples(args.profile, args.examples)
+    # Always a seed, so that the report's "search again" command reproduces this very run.
+    seed = args.seed if args.seed is not None else random.randrange(1 << 32)
+    logs = runs.LogCapture()
     try:
-        with progress_display(f"{system} {args.target}", total, show_progress) as progress:
+        with logs, progress_display(f"{system} {args.target}", total,
+                                    show_progress) as progress:
             result = runs.run_suite_for(system, target.factory, target_name=args.target,
-                                        examples=args.examples, seed=args.seed,
+                                        examples=args.examples, seed=seed,
                                         profile=args.profile, progress=progress)
+        if not args.no_cost and result.counterexample is None:
+            if show_progress:
+                _err_console().print("[dim]measuring the cost at n and 8n ...[/]")
+            with logs:
+                runs.fold_scaling(result, runs.run_scaling_for(system, target.factory))
         if args.threads and result.counterexample is None:
-            with progress_display(f"{system} {args.target} (threads)", None,
-                                  show_progress) as progress:
+            with logs, progress_display(f"{system} {args.target} (threads)", None,
+                                        show_progress) as progress:
                 runs.fold_result(result, runs.run_threads_for(
-                    system, target.factory, target_name=args.target, seed=args.seed,
+                    system, target.factory, target_name=args.target, seed=seed,
                     progress=progress))
     except runs.Unavailable as exc:
         return _unusable(str(exc))
+    except runs.Unusable as exc:
+        return _unusable(f"target {args.target!r} is unusable: {exc}")
     except SchedcheckInternalError as exc:
         return _unusable(f"internal error -- a bug in schedcheck, not in the target: {exc}")
-    if result.seed is None and args.seed is not None:
-        result.seed = args.seed
+    if result.seed is None:
+        result.seed = seed
     out = Path(args.out) if args.out else fresh_out_dir(system)
+    out.mkdir(parents=True, exist_ok=True)
+    logged = logs.write(out / "log.txt")
+    if logged:
+        result.notes.append(f"{logs.count} log records (target and model) are in log.txt; "
+                            "the suite provokes executor rejections on purpose")
     written = write_run(result, out, target_spec=args.target, cwd=os.getcwd(),
                         command=check_command(result, args.target))
+    if logged:
+        written.files.insert(0, out / "log.txt")
     if args.json:
         data = report_json(result, command=check_command(result, args.target),
                            files=[written.rel(p) for p in written.files],
@@ -260,6 +279,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="Hypothesis profile (default: SCHEDCHECK_PROFILE, else dev)")
     check.add_argument("--threads", action="store_true",
                        help="also run the concurrent rounds (linearizability)")
+    check.add_argument("--no-cost", action="store_true",
+                       help="skip the scaling clause (*-COST: a timed run at n and 8n)")
     check.add_argument("--out", metavar="DIR",
                        help="folder for the report (default: ./schedcheck-out-SYSTEM-TIME)")
     check.add_argument("--json", action="store_true", help="print report.json on stdout")

@@ -74,6 +74,11 @@ def _esc(text: Any, limit: int = _MAX_LABEL) -> str:
     return s
 
 
+def _shown(value: Any) -> str:
+    """Task ids arrive as their repr strings from the suites (``"'a'"``); show them as is."""
+    return value if isinstance(value, str) else repr(value)
+
+
 def _label(*lines: Any) -> Any:
     """A multi-line plain label (``\\n`` separators), never an HTML label."""
     return graphviz.nohtml("\\n".join(_esc(line) for line in lines if line != ""))
@@ -158,7 +163,7 @@ def tasks_dot(snapshot: Mapping[str, Any]) -> graphviz.Digraph | None:
     differ = {t for t in tasks
               if _task_fields(model_side.get(t)) != _task_fields(impl_side.get(t))}
     g = graphviz.Digraph("tasks", graph_attr={
-        "rankdir": "LR", "fontname": "Helvetica", "labelloc": "t",
+        "rankdir": "TB", "fontname": "Helvetica", "labelloc": "t",
         "label": _esc("task graph at the failing step (edge: dependency -> dependent); "
                       "red outline: model and implementation differ", 140)},
         node_attr={"shape": "box", "style": "rounded,filled", "fontname": "Helvetica",
@@ -169,7 +174,7 @@ def tasks_dot(snapshot: Mapping[str, Any]) -> graphviz.Digraph | None:
             for task in tasks:
                 fields = _task_fields(states.get(task))
                 state = _state_name(fields)
-                lines = [f"{task!r}", f"{state} g{fields['generation']}"
+                lines = [_shown(task), f"{state} g{fields['generation']}"
                          if fields.get("generation") is not None else state]
                 if fields.get("cause"):
                     lines.append(f"cause {fields['cause']}")
@@ -199,14 +204,15 @@ def ring_dot(snapshot: Mapping[str, Any]) -> graphviz.Graph | None:
         return None
     size = int(snapshot["wheel_size"])
     tick = snapshot.get("tick")
-    tick_len = snapshot.get("tick_length") or snapshot.get("tick_size")
+    tick_len = snapshot.get("tick_size") or snapshot.get("tick_length")
     cursor_bucket = int(tick) % size if isinstance(tick, int) and size else None
     timers = [_timer_fields(t, i) for i, t in enumerate(snapshot.get("timers") or [])]
     by_bucket: dict[int, list[dict[str, Any]]] = {}
     for t in timers:
         bucket = t.get("bucket")
-        if bucket is None and t.get("due") is not None and size:
-            bucket = int(t["due"]) % size
+        due = t.get("due_tick", t.get("due"))
+        if bucket is None and due is not None and size:
+            bucket = int(due) % size
         by_bucket.setdefault(int(bucket) if bucket is not None else -1, []).append(t)
     cursor_set = {cursor_bucket} if cursor_bucket is not None else set()
     shown = list(range(size)) if size <= _MAX_BUCKETS else sorted(
@@ -232,13 +238,18 @@ def ring_dot(snapshot: Mapping[str, Any]) -> graphviz.Graph | None:
             lines = [f"{name}", f"deadline {t.get('deadline')}"]
             if t.get("rounds") is not None:
                 lines.append(f"rounds {t['rounds']}")
-            if t.get("due") is not None:
-                lines.append(f"due tick {t['due']}")
-            status = t.get("status") or ("cancelled" if t.get("cancelled") else
-                                          "fired" if t.get("fired") else "")
-            if status:
+            due = t.get("due_tick", t.get("due"))
+            if due is not None:
+                lines.append(f"due tick {due}")
+            status = t.get("state") or t.get("status") or (
+                "cancelled" if t.get("cancelled") else "fired" if t.get("fired") else "")
+            theirs = t.get("target_state")
+            if theirs is not None and theirs != status:
+                lines.append(f"model: {status}, implementation: {theirs}")
+            elif status:
                 lines.append(str(status))
-            bad = bool(t.get("diverged") or t.get("wrong"))
+            bad = bool(t.get("diverged") or t.get("wrong")) or (
+                theirs is not None and theirs != status)
             node = f"t_{b}_{i}_{_node_id(name)}"
             g.node(node, label=_label(*lines), shape="note", style="filled",
                    fillcolor="#ffecec" if bad else "#fffbe6",
@@ -297,7 +308,7 @@ def cycle_dot(snapshot: Mapping[str, Any]) -> graphviz.Digraph | None:
                          if have_graph else "edges of the graph not recorded"), 140)},
         node_attr={"shape": "ellipse", "fontname": "Helvetica"})
     for node in dict.fromkeys(cycle):
-        g.node(_node_id(node), label=_label(repr(node)))
+        g.node(_node_id(node), label=_label(_shown(node)))
     for a, b in itertools.pairwise(cycle):
         real = graph.has_edge(a, b)
         g.edge(_node_id(a), _node_id(b), color="#2ca02c" if real or not have_graph else _RED,
@@ -312,8 +323,8 @@ def cycle_dot(snapshot: Mapping[str, Any]) -> graphviz.Digraph | None:
             sub.attr(label="a cycle networkx finds in the submitted graph", color="#2ca02c")
             for a, b, *_ in found:
                 sub.edge(f"x{_node_id(a)}", f"x{_node_id(b)}", color="#2ca02c")
-                sub.node(f"x{_node_id(a)}", label=_label(repr(a)))
-                sub.node(f"x{_node_id(b)}", label=_label(repr(b)))
+                sub.node(f"x{_node_id(a)}", label=_label(_shown(a)))
+                sub.node(f"x{_node_id(b)}", label=_label(_shown(b)))
     return g
 
 

@@ -23,9 +23,10 @@ Thread switches are explicit comment lines (``# -- thread w1``), and the file en
 
 from __future__ import annotations
 
+import ast
 import textwrap
 
-from schedcheck.harness.result import Counterexample
+from schedcheck.harness.result import Counterexample, Step
 
 __all__ = ["replay_script"]
 
@@ -98,8 +99,40 @@ def differs(index: int, words: str, expected: str, actual_then: str, raised) -> 
     )
 
 
+def same(value, expected: str) -> bool:
+    """True iff ``value``, as is or normalised as the checker would, prints as ``expected``."""
+    for norm in (lambda v: v, norm_reply, norm_claims, norm_info, norm_claim):
+        try:
+            if repr(norm(value)) == expected:
+                return True
+        except Exception:
+            pass
+    return False
+
+
 factory = load_target()
 '''
+
+
+def _bare_expression(code: str) -> bool:
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return False
+    return len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr)
+
+
+def _step_code_and_check(st: Step) -> tuple[str, str | None]:
+    """The step's code and check; on the diverging step, a check that compares nothing
+    (``_raised is None`` after a bare expression) is strengthened to compare the value with
+    the model's, so that the script fails there the same way."""
+    check = st.check
+    weak = check is None or check.strip() == "_raised is None"
+    if (st.diverged and weak and st.expected and not st.expected.startswith("raises")
+            and _bare_expression(st.code)):
+        return (f"_value = {st.code.strip()}",
+                f"_raised is None and same(_value, {st.expected!r})")
+    return st.code, check
 
 
 def _block(code: str) -> str:
@@ -130,7 +163,8 @@ def replay_script(
         + (f" --seed {cx.seed}" if cx.seed is not None else ""),
         cwd=cwd,
     )
-    lines = [head, cx.setup.strip() or "target = factory()", ""]
+    preamble = [str(x) for x in (cx.snapshot or {}).get("preamble", []) or []]
+    lines = [head, *preamble, cx.setup.strip() or "target = factory()", ""]
     lane: str | None = None
     for st in cx.steps:
         if st.thread and st.thread != lane:
@@ -140,15 +174,16 @@ def replay_script(
         if st.diverged:
             lines.append(f"#   model:          {st.expected}")
             lines.append(f"#   implementation: {st.actual}    <-- first divergence")
+        code, check = _step_code_and_check(st)
         lines.append("try:")
-        lines.append(_block(st.code))
+        lines.append(_block(code))
         lines.append("except Exception as _e:")
         lines.append("    _raised = _e")
         lines.append("else:")
         lines.append("    _raised = None")
-        if st.check:
+        if check:
             why = f"differs({st.index}, {st.words!r}, {st.expected!r}, {st.actual!r}, _raised)"
-            lines.append(f"assert {st.check}, {why}")
+            lines.append(f"assert {check}, {why}")
         lines.append("")
     lines.append(
         'print("did not reproduce: every step behaved as the model did '

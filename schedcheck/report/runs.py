@@ -17,13 +17,17 @@ as a pass. :class:`Unavailable` carries the sentence to print.
 from __future__ import annotations
 
 import importlib
+import logging
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from schedcheck.harness.result import BROKEN, HELD, RunResult
 
 __all__ = [
+    "LogCapture",
     "Unavailable",
+    "Unusable",
     "fold_result",
     "fold_scaling",
     "probe_construct",
@@ -36,7 +40,11 @@ Progress = Callable[[int, int, int], None]
 
 
 class Unavailable(Exception):
-    """A part of schedcheck this run needs is not in this build (or cannot run the target)."""
+    """A part of schedcheck this run needs is not in this build."""
+
+
+class Unusable(Exception):
+    """The suite found the target unusable (it cannot be built with legal arguments)."""
 
 
 def _function(module: str, name: str, what: str) -> Callable[..., Any]:
@@ -70,8 +78,13 @@ def run_suite_for(
         fn = _function("schedcheck.harness.wheel_suite", "run_wheel_suite", "the wheel suite")
     else:
         raise ValueError(f"unknown system {system!r}; expected 'scheduler' or 'wheel'")
-    result = fn(factory, target_name=target_name, examples=examples, seed=seed,
-                profile=profile, progress=progress)
+    try:
+        result = fn(factory, target_name=target_name, examples=examples, seed=seed,
+                    profile=profile, progress=progress)
+    except ValueError as exc:
+        if type(exc).__name__ == "TargetUnusable":
+            raise Unusable(str(exc)) from exc
+        raise
     if not isinstance(result, RunResult):
         raise TypeError(f"{fn.__qualname__} returned {type(result).__name__}, not RunResult")
     return result
@@ -96,6 +109,12 @@ def fold_scaling(result: RunResult, scaling: Any) -> None:
     verdict = getattr(scaling, "verdict", None)
     if verdict == BROKEN or (verdict != HELD and not getattr(scaling, "ok", False)):
         stat.broken = True
+    if result.system == "scheduler":
+        # The seed's "keeps indegree and reverse adjacency instead of rescanning every task"
+        # is observable only as cost: the same verdict.
+        t2 = result.stats["S-T2"]
+        t2.exercised += 1
+        t2.broken = t2.broken or stat.broken
     text = getattr(scaling, "text", "")
     if text:
         result.notes.append(f"{cid}: {text}")
@@ -148,6 +167,40 @@ def fold_result(into: RunResult, other: Any) -> None:
             into.unsupported.append(part)
     if into.counterexample is None and other.counterexample is not None:
         into.counterexample = other.counterexample
+
+
+class LogCapture(logging.Handler):
+    """Collects the log records of a run (targets and the model log rejected executor
+    submissions on purpose) instead of letting them interleave with the report on stderr.
+    Use as a context manager; ``lines`` holds the formatted records."""
+
+    def __init__(self, limit: int = 2000) -> None:
+        super().__init__(logging.WARNING)
+        self.lines: list[str] = []
+        self.count = 0
+        self.limit = limit
+        self.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += 1
+        if len(self.lines) < self.limit:
+            self.lines.append(self.format(record))
+
+    def __enter__(self) -> LogCapture:
+        logging.getLogger().addHandler(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        logging.getLogger().removeHandler(self)
+
+    def write(self, path: Path) -> bool:
+        """Write the records to ``path`` if there were any; True iff written."""
+        if not self.count:
+            return False
+        more = self.count - len(self.lines)
+        tail = [f"... and {more} more records"] if more > 0 else []
+        path.write_text("\n".join([*self.lines, *tail]) + "\n", encoding="utf-8")
+        return True
 
 
 def probe_construct(system: str, factory: Callable[..., Any]) -> str | None:

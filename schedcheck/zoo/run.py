@@ -35,6 +35,8 @@ __all__ = ["KillRow", "kill_matrix_table", "kill_matrix_text", "run_mutant", "ru
 #: Examples per sequential mutant unless told otherwise: enough for every catalogued mistake
 #: with the dev profile's step count; a kill usually comes in the first few.
 DEFAULT_ZOO_EXAMPLES = 100
+#: The zoo is deterministic by default (the same kills every run); ``--seed`` varies it.
+ZOO_SEED = 0
 
 
 @dataclass
@@ -98,9 +100,18 @@ def run_mutant(mutant: Mutant, *, examples: int | None = None, seed: int | None 
         return KillRow(mutant, killed, ("S-LIN" if mutant.system == "scheduler" else "W-LIN")
                        if killed else None, 0, time.perf_counter() - started,
                        note=str(getattr(outcome, "text", "")))
+    first_failure: list[int] = []
+
+    def progress(done: int, steps: int, failures: int) -> None:
+        if failures and not first_failure:
+            first_failure.append(done)
+
     result = runs.run_suite_for(mutant.system, mutant.factory, target_name=target,
-                                examples=examples or DEFAULT_ZOO_EXAMPLES, seed=seed)
-    return KillRow(mutant, not result.ok, _caught_by(result), result.examples,
+                                examples=examples or DEFAULT_ZOO_EXAMPLES,
+                                seed=ZOO_SEED if seed is None else seed, progress=progress)
+    # examples to the kill: up to the first failing one (shrinking runs are not counted)
+    to_kill = first_failure[0] if first_failure else result.examples
+    return KillRow(mutant, not result.ok, _caught_by(result), to_kill,
                    time.perf_counter() - started, result=result)
 
 

@@ -25,11 +25,11 @@ def scheduler_counterexample() -> Counterexample:
         message="complete() of a generation that is not current must be STALE",
         steps=steps, setup="target = factory(2)", seed=7,
         snapshot={
-            "model": {"a": {"state": "RUNNING", "generation": 1, "cause": None},
-                      "b": {"state": "PENDING", "generation": 1, "cause": None}},
-            "impl": {"a": {"state": "SUCCEEDED", "generation": 1, "cause": None},
-                     "b": {"state": "READY", "generation": 1, "cause": None}},
-            "edges": [["a", "b"]],
+            "model": {"'a'": {"state": "RUNNING", "generation": 1, "cause": None},
+                      "'b'": {"state": "PENDING", "generation": 1, "cause": None}},
+            "impl": {"'a'": {"state": "SUCCEEDED", "generation": 1, "cause": None},
+                     "'b'": {"state": "READY", "generation": 1, "cause": None}},
+            "edges": [["'a'", "'b'"]],
         },
     )
 
@@ -69,5 +69,5 @@ def wheel_counterexample() -> Counterexample:
 def cycle_counterexample() -> Counterexample:
     cx = scheduler_counterexample()
     cx.clause = "S2"
-    cx.snapshot = {"cycle": ["a", "b", "a"], "edges": [["a", "b"], ["c", "a"]]}
+    cx.snapshot = {"cycle": ["'a'", "'b'", "'a'"], "edges": [["'a'", "'b'"], ["'c'", "'a'"]]}
     return cx

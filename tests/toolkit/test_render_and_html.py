@@ -25,10 +25,10 @@ def test_lanes_have_one_cluster_per_thread_and_the_divergence_in_red() -> None:
 
 def test_task_graph_outlines_exactly_the_tasks_that_differ() -> None:
     cx = scheduler_result().counterexample
-    cx.snapshot["impl"]["b"] = dict(cx.snapshot["model"]["b"])  # only 'a' differs now
+    cx.snapshot["impl"]["'b'"] = dict(cx.snapshot["model"]["'b'"])  # only 'a' differs now
     source = render.pictures(cx)["tasks"].source
     red = [ln for ln in source.splitlines() if "penwidth=3" in ln]
-    assert len(red) == 2 and all("'a'" in ln for ln in red)  # 'a' on both sides
+    assert len(red) == 2 and all("_a_" in ln for ln in red)  # 'a' on both sides
 
 
 def test_wheel_pictures_show_rounds_deadlines_and_the_timeline() -> None:
