@@ -16,10 +16,13 @@ rule 3), else it fires.
 Costs against "Costs": ``schedule``/``cancel`` O(1) (append / unlink through the handle, one
 bitmap bit when a bucket turns (non-)empty). A processed tick O(1 + its bucket). An ``advance``
 over T ticks jumps from one non-empty bucket to the next with the occupancy bitmap, so it costs
-O(non-empty buckets visited + timers fired + T/W/64 bitmap words), not O(T). Caveat (the
-seed's structure, kept on purpose): a timer many rotations away is visited once per rotation
-(that is what rounds are); the hierarchical wheel avoids this. Empty ticks still use the
-``max_catchup_ticks`` budget (rule 1).
+O(non-empty buckets visited + timers fired + T/W/64 bitmap words), not O(T). A timer many
+rotations away is visited once per rotation (that is what rounds are) while the wheel keeps
+up; when one ``advance`` spans more than a rotation, ``_skip_rotations`` walks all linked nodes
+once, finds the earliest due tick ``m`` and jumps the rotations before it (rebasing every
+node's rounds to the new cursor), so a long stall costs O(n + fired) instead of O(T/W * n).
+(The hierarchical wheel needs no such step.) Empty ticks still use the ``max_catchup_ticks``
+budget (rule 1).
 
 Departures from the model: none observable. The model sorts its live dict per advance; here
 the bucket order already is the firing order.
@@ -51,10 +54,17 @@ class HashedTimingWheel(_WheelBase):
         self._buckets.append(node._due % self._wheel_size, node)
 
     def _process(self, first: int, last: int, out: list[Handle]) -> int:
-        """Visit the non-empty buckets of ticks first..last in order (bitmap skip)."""
+        """Visit the non-empty buckets of ticks first..last in order (bitmap skip), jumping
+        whole rotations in which nothing is due (``_skip_rotations``)."""
         size = self._wheel_size
         k = first
+        check_at = first
         while k <= last:
+            if k >= check_at and last - k >= size and self._pending:
+                k = self._skip_rotations(k, last)
+                check_at = k + size  # at most one O(n) check per rotation walked plainly
+                if k > last:
+                    break
             distance = self._buckets.distance_to_next(k % size)
             if distance < 0 or k + distance > last:
                 break
@@ -62,6 +72,25 @@ class HashedTimingWheel(_WheelBase):
             self._process_tick(k, out)
             k += 1
         return last + 1
+
+    def _skip_rotations(self, k: int, last: int) -> int:
+        """Where a window ``k..last`` spanning a full rotation may resume: with ``m`` the
+        earliest due tick linked, the ticks ``k .. m - W`` only decrement rounds, so jump to
+        ``m - W + 1`` (or past ``last`` if ``m > last``) and recompute every node's rounds for
+        the new cursor. O(n) once per rotation walked, so at most doubling the plain walk's
+        O(n) per rotation -- and a long stall over far timers costs O(n), not O(T/W * n)."""
+        size = self._wheel_size
+        nodes = self._linked()
+        m = min(node._due for node in nodes)
+        if m <= last:
+            if m - k < size:
+                return k  # something is due within a rotation: walk plainly
+            resume = m - size + 1
+        else:
+            resume = last + 1
+        for node in nodes:
+            node._rounds = (node._due - resume) // size
+        return resume
 
     def _process_tick(self, k: int, out: list[Handle]) -> None:
         """The seed's loop body: detach bucket k % W, skip cancelled, re-link rounds > 0."""
