@@ -24,7 +24,7 @@ arithmetic) is reported as ``unknown`` and fails the run, never as proved.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -103,7 +103,7 @@ class Lemma:
     kind: str  #: "lemma" | "mutation" | "bmc"
     system: str
     says: str
-    build: Callable[[], Sequence[Query]]
+    build: Callable[[], Iterable[Query]]
     #: mutations only: rebuild the counterexample in schedcheck.model
     replay: Callable[[z3.ModelRef, Query], Replay] | None = None
     bounded_n: int | None = None
@@ -143,6 +143,24 @@ def _default_describe(m: z3.ModelRef) -> str:
     return ", ".join(f"{k} = {v}" for k, v in pairs if not k.startswith("div0"))
 
 
+#: hypotheses already found satisfiable (many rows share one transition's hypotheses)
+_SATISFIABLE: dict[int, list[Any]] = {}
+
+
+def _vacuous(hyps: list[Any], timeout_ms: int) -> bool:
+    conj = z3.And(*hyps) if hyps else z3.BoolVal(True)
+    seen = _SATISFIABLE.setdefault(conj.hash(), [])
+    if any(conj.eq(other) for other in seen):
+        return False
+    s = z3.Solver()
+    s.set(timeout=timeout_ms)
+    s.add(conj)
+    r = s.check()
+    if r == z3.sat:
+        seen.append(conj)
+    return bool(r == z3.unsat)
+
+
 def check_lemma(lemma: Lemma, timeout_ms: int) -> LemmaResult:
     """Run every sub-query of ``lemma`` and decide its status (see the module docstring)."""
     t0 = time.perf_counter()
@@ -157,12 +175,10 @@ def check_lemma(lemma: Lemma, timeout_ms: int) -> LemmaResult:
                            time.perf_counter() - t0, None, lemma.bounded_n, lemma.why_bounded)
     found_sat = False
     if lemma.kind != "mutation":
+        queries = list(queries)
         for q in queries:  # vacuity: a proof from contradictory hypotheses proves nothing
             n += 1
-            s = z3.Solver()
-            s.set(timeout=timeout_ms)
-            s.add(*q.hypotheses)
-            if s.check() == z3.unsat:
+            if _vacuous(q.hypotheses, timeout_ms):
                 return LemmaResult(lemma.name, lemma.kind, lemma.system, lemma.says,
                                    f"UNEXPECTED: vacuous (hypotheses of {q.label or 'the query'}"
                                    " contradict each other)", round(time.perf_counter() - t0, 4),
