@@ -123,6 +123,19 @@ class Decision:
     preemption: bool  #: the current lane could have continued but the baton moved
 
 
+@dataclass(frozen=True)
+class ChoicePoint:
+    """A switch point where another lane could have taken the baton (``explore`` branches).
+
+    ``forced``: the lane blocked or ended, so choosing among ``rivals`` is not a preemption.
+    """
+
+    lane: int
+    k: int
+    rivals: int
+    forced: bool
+
+
 @dataclass
 class RunOutcome:
     """Everything one controlled run produced."""
@@ -131,6 +144,7 @@ class RunOutcome:
     lanes: list[Lane]
     trace: list[tuple[str, str]]  #: (lane, switch point) in the order they happened
     decisions: list[Decision]
+    points: list[ChoicePoint] = field(default_factory=list)
     deadlock: bool = False
     livelock: bool = False
     wait_for: list[list[str]] = field(default_factory=list)
@@ -205,6 +219,7 @@ class Controller:
         self.lanes: list[Lane] = []
         self.trace: list[tuple[str, str]] = []
         self.decisions: list[Decision] = []
+        self.points: list[ChoicePoint] = []
         self.current: Lane | None = None
         self.aborted = False
         self.deadlock = False
@@ -301,6 +316,7 @@ class Controller:
             lanes=list(self.lanes),
             trace=list(self.trace),
             decisions=list(self.decisions),
+            points=list(self.points),
             deadlock=self.deadlock,
             livelock=self.livelock,
         )
@@ -320,6 +336,7 @@ class Controller:
         others = self._rivals(lane)
         if not others:
             return
+        self.points.append(ChoicePoint(lane.index, k, len(others), False))
         skip = self._triples.get((lane.index, k))
         if skip is None:
             return
@@ -398,6 +415,7 @@ class Controller:
         skip = self._triples.get((lane.index, k), 0)
         target = others[skip % len(others)]
         if len(others) > 1:
+            self.points.append(ChoicePoint(lane.index, k, len(others), True))
             self.decisions.append(
                 Decision(lane.name, k, point, tuple(o.name for o in others), target.name, False)
             )

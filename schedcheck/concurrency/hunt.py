@@ -1,0 +1,432 @@
+"""Hunting races with Hypothesis: a small sequential setup, then one concurrent round.
+
+A :class:`Case` is everything one hunt example is made of -- the constructor, the sequential
+setup calls, the thread programs and the schedule -- and its ``repr`` is a Python expression,
+so the printed counterexample is a program: ``run_case(factory, Case(...))`` replays the exact
+interleaving (the baton makes it deterministic). :func:`hunt` draws cases with Hypothesis (the
+schedule is data, so shrinking removes preemptions, operations and threads), keeps the
+minimal failing one, and replays it ``replays`` times: if the runnable sets of a replay differ
+from the first run, the report says so ("nondeterminism the controller does not see: a harness
+or adapter problem"), instead of blaming the target.
+
+Targets get cooperative primitives through ``lock_factory`` when their constructor takes one
+(our implementations), else by constructing them inside :func:`patching.patched`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import hypothesis
+from hypothesis import given
+from hypothesis import strategies as st
+
+from schedcheck.concurrency import patching, primitives
+from schedcheck.concurrency.explore import explore
+from schedcheck.concurrency.rounds import (
+    Program,
+    RoundOutcome,
+    SchedulerSpec,
+    WheelSpec,
+    describe_round,
+    explain,
+    observe_scheduler,
+    observe_wheel_spec,
+    observe_wheel_target,
+    run_round,
+)
+from schedcheck.contract import SchedcheckInternalError
+from schedcheck.harness.result import Counterexample, Step
+
+TASK_IDS = ("a", "b", "c", "d")
+#: Largest k (a lane's own switch point) a drawn preemption names.
+MAX_POINT = 24
+
+
+@dataclass
+class Case:
+    system: str  #: "scheduler" or "wheel"
+    args: tuple[Any, ...]  #: constructor positionals: (max_concurrency,) / (tick, wheel_size)
+    options: dict[str, Any]  #: constructor keywords (wheel: max_pending ...)
+    setup: list[tuple[Any, ...]]  #: sequential calls before the round
+    threads: list[Program]
+    names: list[str]
+    schedule: list[int] = field(default_factory=list)
+
+    @property
+    def operations(self) -> int:
+        return sum(len(ops) for ops in self.threads)
+
+
+def build(factory: Callable[..., Any], args: Sequence[Any], options: dict[str, Any]) -> Any:
+    """The target with cooperative primitives: via ``lock_factory`` or the threading patch."""
+    if patching.patchable(factory):
+        return factory(*args, lock_factory=primitives.Lock, **options)
+    with patching.patched():
+        return factory(*args, **options)
+
+
+def _model(system: str, args: Sequence[Any], options: dict[str, Any]) -> Any:
+    from schedcheck import model
+
+    if system == "scheduler":
+        return model.Scheduler(*args)
+    return model.TimingWheel(*args, **options)
+
+
+def _setup_scheduler(obj: Any, calls: list[tuple[Any, ...]]) -> None:
+    for call in calls:
+        if call[0] == "submit":
+            obj.submit(call[1], call[2])
+        elif call[0] == "start":
+            obj.start()
+        elif call[0] == "ready":
+            obj.ready(limit=call[1])
+        elif call[0] == "cancel":
+            obj.cancel(call[1])
+
+
+def _setup_wheel(obj: Any, calls: list[tuple[Any, ...]], handles: dict[str, Any]) -> int:
+    now = 0
+    for call in calls:
+        if call[0] == "schedule":
+            handles[call[1]] = obj.schedule(call[2], _noop)
+        elif call[0] == "advance":
+            obj.advance(call[1])
+            now = call[1]
+    return now
+
+
+def _noop() -> None:
+    return None
+
+
+def run_case(factory: Callable[..., Any], case: Case, *, budget: int = 50_000) -> RoundOutcome:
+    """Build target and model, run the setup on both, then the round; see ``rounds``."""
+    target = build(factory, case.args, case.options)
+    model = _model(case.system, case.args, case.options)
+    if case.system == "scheduler":
+        for obj in (model, target):
+            try:
+                _setup_scheduler(obj, case.setup)
+            except Exception as exc:
+                raise SchedcheckInternalError(f"setup {case.setup!r} raised {exc!r}") from exc
+        ids = list(model.task_ids())
+        if observe_scheduler(target, ids) != observe_scheduler(model, ids):
+            raise SetupDiverged(
+                f"the sequential setup already diverges: model {observe_scheduler(model, ids)!r},"
+                f" target {observe_scheduler(target, ids)!r} (the sequential suite reports this)"
+            )
+        return run_round("scheduler", target, SchedulerSpec(model), case.threads,
+                         case.schedule, names=case.names, budget=budget)
+    target_handles: dict[str, Any] = {}
+    model_handles: dict[str, Any] = {}
+    now = _setup_wheel(target, case.setup, target_handles)
+    _setup_wheel(model, case.setup, model_handles)
+    spec = WheelSpec(model, {name: h.seq for name, h in model_handles.items()})
+    if observe_wheel_target(target, target_handles) != observe_wheel_spec(spec, list(spec.names)):
+        raise SetupDiverged("the sequential setup already diverges (the sequential suite "
+                            "reports this)")
+    return run_round("wheel", target, spec, case.threads, case.schedule, names=case.names,
+                     setup_handles=target_handles, now=now, budget=budget)
+
+
+class SetupDiverged(Exception):
+    """The target differs from the model before any thread runs: not a race."""
+
+
+# --------------------------------------------------------------------------------------------
+# Strategies
+# --------------------------------------------------------------------------------------------
+
+
+def schedules(
+    lanes: int, max_preemptions: int = 4, points: Sequence[int] | None = None,
+    min_preemptions: int = 0,
+) -> st.SearchStrategy[list[int]]:
+    """Flat (lane, k, skip) triples (see ``baton``); shrinks toward fewer, earlier ones.
+
+    ``points[i]`` (when known from a run without preemptions) bounds lane i's ``k``: drawing
+    only switch points that exist makes a useful preemption far likelier.
+    """
+    if points is None:
+        triple = st.tuples(st.integers(0, lanes - 1), st.integers(0, MAX_POINT),
+                           st.integers(0, 2))
+    else:
+        bounds = list(points)
+        triple = st.integers(0, lanes - 1).flatmap(
+            lambda lane: st.tuples(st.just(lane), st.integers(0, max(bounds[lane], 1) + 1),
+                                   st.integers(0, 2))
+        )
+    return st.lists(triple, min_size=min_preemptions, max_size=max_preemptions).map(
+        lambda ts: [x for t in ts for x in t]
+    )
+
+
+@st.composite
+def scheduler_cases(draw: st.DrawFn, max_threads: int = 3) -> Case:
+    n = draw(st.integers(2, len(TASK_IDS)))
+    ids = TASK_IDS[:n]
+    setup: list[tuple[Any, ...]] = []
+    for i, task in enumerate(ids):
+        deps = draw(st.lists(st.sampled_from(ids[:i]), unique=True, max_size=2)) if i else []
+        setup.append(("submit", task, tuple(deps)))
+    setup.append(("start",))
+    mc = draw(st.integers(1, 3))
+    claims = draw(st.integers(0, n))
+    if claims:
+        setup.append(("ready", claims))
+    ref = st.one_of(st.just(("mine", 0)), st.sampled_from(ids))
+    op = st.one_of(
+        st.tuples(st.just("ready"), st.sampled_from([1, None, 2])),
+        st.tuples(st.sampled_from(["complete", "cancel", "fail"]), ref),
+        st.tuples(st.just("submit"), st.sampled_from(ids)),
+    )
+    threads = draw(st.lists(st.lists(op, min_size=1, max_size=3), min_size=2,
+                            max_size=max_threads))
+    lanes = len(threads)
+    return Case("scheduler", (mc,), {}, setup, threads, [f"t{i}" for i in range(lanes)])
+
+
+@st.composite
+def wheel_cases(draw: st.DrawFn, max_threads: int = 3) -> Case:
+    tick = draw(st.sampled_from([1, 2]))
+    size = draw(st.integers(1, 4))
+    options: dict[str, Any] = {}
+    max_pending = draw(st.sampled_from([None, 1, 2, 3]))
+    if max_pending is not None:
+        options["max_pending"] = max_pending
+    span = 2 * tick * size + 2
+    setup: list[tuple[Any, ...]] = []
+    n = draw(st.integers(0, min(2, max_pending if max_pending is not None else 2)))
+    for i in range(n):
+        setup.append(("schedule", f"h{i}", draw(st.integers(0, span))))
+    names = [f"h{i}" for i in range(n)]
+    ref = st.one_of(st.just(("mine", 0)), st.sampled_from(names)) if names else st.just(
+        ("mine", 0))
+    op = st.one_of(
+        st.tuples(st.just("schedule"), st.integers(0, span)),
+        st.tuples(st.just("cancel"), ref),
+        st.tuples(st.just("pending")),
+    )
+    threads: list[Program] = draw(st.lists(st.lists(op, min_size=1, max_size=3), min_size=1,
+                                           max_size=max_threads - 1))
+    tick_lane = draw(st.booleans()) or len(threads) == 1
+    lane_names = [f"t{i}" for i in range(len(threads))]
+    if tick_lane:
+        dts = sorted(draw(st.lists(st.integers(0, span), min_size=1, max_size=2)))
+        # The tick lane's position is drawn: the lane that runs first matters.
+        at = draw(st.integers(0, len(threads)))
+        threads.insert(at, [("advance", dt) for dt in dts])
+        lane_names.insert(at, "tick")
+    return Case("wheel", (tick, size), options, setup, threads, lane_names)
+
+
+# --------------------------------------------------------------------------------------------
+# The hunt
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class HuntResult:
+    system: str
+    examples: int
+    case: Case | None = None  #: the minimal failing case, None if nothing was found
+    outcome: RoundOutcome | None = None
+    replays: int = 0  #: of ``replays_tried``, how many reproduced the same verdict and trace
+    replays_tried: int = 0
+    nondeterministic: bool = False
+
+    @property
+    def found(self) -> bool:
+        return self.case is not None
+
+    def program(self, factory_expr: str = "factory") -> str:
+        if self.case is None:
+            return ""
+        return (
+            "from schedcheck.concurrency.hunt import Case, run_case\n"
+            f"case = {self.case!r}\n"
+            f"outcome = run_case({factory_expr}, case)\n"
+            "assert outcome.ok, outcome.message\n"
+            + describe_round(self.case.threads, self.case.schedule, self.case.names)
+        )
+
+    def counterexample(self, factory_expr: str = "factory") -> Counterexample | None:
+        if self.case is None or self.outcome is None:
+            return None
+        return to_counterexample(self.case, self.outcome, factory_expr)
+
+
+def to_counterexample(case: Case, outcome: RoundOutcome,
+                      factory_expr: str = "factory") -> Counterexample:
+    clause = "S-LIN" if case.system == "scheduler" else "W-LIN"
+    steps: list[Step] = []
+    for call in case.setup:
+        steps.append(Step(len(steps), f"# setup: {call!r}", f"setup call {call!r}"))
+    for op in sorted(outcome.history.operations, key=lambda o: o.invoked):
+        steps.append(Step(len(steps), f"# [{op.lane}] {op.call!r}", op.describe(),
+                          actual=repr(op.response), thread=op.lane, clause=clause))
+    failed = outcome.lin.failed
+    replay = f"outcome = run_case({factory_expr}, {case!r})"
+    steps.append(Step(len(steps), replay, "replay the round under the same schedule",
+                      diverged=True, clause=clause, check="outcome.ok",
+                      expected="linearizable", actual=outcome.verdict))
+    snapshot: dict[str, Any] = {"threads": case.threads, "names": case.names}
+    if outcome.run.deadlock:
+        snapshot["wait_for"] = outcome.run.wait_for
+        snapshot["cycle"] = outcome.run.cycle
+    if failed is not None:
+        snapshot["not_linearizable"] = failed.describe()
+        snapshot["longest_linearization"] = [o.describe() for o in outcome.lin.longest]
+    return Counterexample(
+        system=case.system,
+        clause=clause,
+        message=explain(outcome),
+        steps=steps,
+        setup=f"from schedcheck.concurrency.hunt import Case, run_case  # {factory_expr}",
+        schedule=list(case.schedule),
+        snapshot=snapshot,
+    )
+
+
+def hunt(
+    system: str,
+    factory: Callable[..., Any],
+    *,
+    settings: hypothesis.settings | None = None,
+    max_threads: int = 3,
+    replays: int = 10,
+    seed: int | None = None,
+    sweep_bound: int = 1,
+    sweep_runs: int = 40,
+) -> HuntResult:
+    """Search for a concurrent round the target fails; shrink it; replay it ``replays`` times."""
+    if system not in ("scheduler", "wheel"):
+        raise ValueError(f"unknown system {system!r}; expected 'scheduler' or 'wheel'")
+    strategy = scheduler_cases(max_threads) if system == "scheduler" else wheel_cases(max_threads)
+    failures: list[tuple[Case, RoundOutcome]] = []
+    examples = 0
+
+    @given(st.data())
+    def probe(data: st.DataObject) -> None:
+        nonlocal examples
+        examples += 1
+        case = data.draw(strategy, label="round")
+        try:
+            outcome = run_case(factory, case)  # first without preemptions: count the points
+        except SetupDiverged:
+            hypothesis.assume(False)
+            return
+        if outcome.ok:
+            points = [lane.k for lane in outcome.run.lanes]
+            # The empty schedule just ran: draw at least one preemption.
+            case.schedule = data.draw(
+                schedules(len(case.threads), points=points, min_preemptions=1),
+                label="schedule",
+            )
+            outcome = run_case(factory, case)
+        if outcome.ok and sweep_bound > 0:
+            # Hypothesis picks the programs; every schedule within sweep_bound is tried on them.
+            sweep = explore(lambda sch: _judge(factory, replace(case, schedule=sch)),
+                            bound=sweep_bound, max_runs=sweep_runs)
+            if sweep.failing is not None:
+                case.schedule = sweep.failing
+                outcome = sweep.failure
+        if not outcome.ok:
+            failures.append((case, outcome))
+            raise AssertionError(explain(outcome))
+
+    base = settings or hypothesis.settings()
+    wrapped = hypothesis.settings(base, database=None, report_multiple_bugs=False,
+                                  suppress_health_check=list(hypothesis.HealthCheck))(probe)
+    if seed is not None:
+        wrapped = hypothesis.seed(seed)(wrapped)
+    result = HuntResult(system, 0)
+    try:
+        wrapped()
+    except AssertionError:
+        case, outcome = failures[-1]
+        result.case, result.outcome = case, outcome
+        result.replays_tried = replays
+        first = outcome.run.signature()
+        for _ in range(replays):
+            again = run_case(factory, case)
+            if again.run.signature() == first and again.verdict == outcome.verdict:
+                result.replays += 1
+            elif again.run.signature() != first:
+                result.nondeterministic = True
+    result.examples = examples
+    if result.case is not None:
+        result.case, result.outcome = reduce_case(factory, result.case, result.outcome)
+        result.replays = 0
+        first = result.outcome.run.signature()
+        for _ in range(replays):
+            again = run_case(factory, result.case)
+            if again.run.signature() == first and again.verdict == result.outcome.verdict:
+                result.replays += 1
+            elif again.run.signature() != first:
+                result.nondeterministic = True
+    return result
+
+
+def _judge(factory: Callable[..., Any], case: Case) -> tuple[Any, bool, RoundOutcome]:
+    outcome = run_case(factory, case)
+    return outcome.run, outcome.ok, outcome
+
+
+def _without_lane(case: Case, lane: int) -> Case:
+    triples = [case.schedule[i:i + 3] for i in range(0, len(case.schedule) - 2, 3)]
+    kept = [[t[0] - (t[0] > lane), t[1], t[2]] for t in triples if t[0] != lane]
+    return replace(case, threads=case.threads[:lane] + case.threads[lane + 1:],
+                   names=case.names[:lane] + case.names[lane + 1:],
+                   schedule=[x for t in kept for x in t])
+
+
+def _candidates(case: Case) -> list[Case]:
+    out: list[Case] = []
+    if len(case.threads) > 1:
+        out.extend(_without_lane(case, i) for i in range(len(case.threads)))
+    for i, ops in enumerate(case.threads):
+        if len(ops) > 1:
+            for j in range(len(ops)):
+                threads = [list(p) for p in case.threads]
+                del threads[i][j]
+                out.append(replace(case, threads=threads))
+    for i in range(0, len(case.schedule) - 2, 3):
+        out.append(replace(case, schedule=case.schedule[:i] + case.schedule[i + 3:]))
+    return out
+
+
+def reduce_case(factory: Callable[..., Any], case: Case, outcome: RoundOutcome | None,
+                *, budget: int = 2_000) -> tuple[Case, RoundOutcome]:
+    """Greedy deletion after Hypothesis's shrink: drop lanes, operations and preemptions
+    while the round still fails (Hypothesis can stop at a local minimum when a deletion
+    shifts later draws)."""
+    assert outcome is not None
+    tried = 0
+    improved = True
+    while improved and tried < budget:
+        improved = False
+        for candidate in _candidates(case):
+            tried += 1
+            try:
+                again = run_case(factory, candidate)
+                if again.ok:  # the same program may fail under another small schedule
+                    def judge(sch: list[int], c: Case = candidate) -> tuple[Any, bool, Any]:
+                        return _judge(factory, replace(c, schedule=sch))
+
+                    sweep = explore(judge, bound=2, max_runs=80)
+                    tried += sweep.schedules
+                    if sweep.failing is not None:
+                        candidate = replace(candidate, schedule=sweep.failing)
+                        again = sweep.failure
+            except SetupDiverged:
+                continue
+            if not again.ok:
+                case, outcome = candidate, again
+                improved = True
+                break
+    return case, outcome

@@ -1,0 +1,392 @@
+"""Concurrent rounds: 2-3 thread programs run under the baton, then checked against the model.
+
+A *round* starts from a quiescent state (model and target agree), runs each lane's short list
+of operations on the target under one schedule (``baton``), records the history, and ends at a
+quiescent point where
+
+1. the history must be linearizable against the model (``linearizability.check``), carrying
+   every model state a linearization can end in;
+2. the target's observable state (``info()`` of every task; ``pending()`` and every handle's
+   ``fired``/``cancelled``) must equal the observation of one of those states -- that state is
+   the model's state for the rest of the run (so several fitting linearizations are
+   disambiguated by the target itself, never guessed);
+3. the run must not deadlock, livelock, or raise anything but a contract error.
+
+Operations are tuples, printable and replayable. Scheduler: ``("ready", limit)``,
+``("complete"|"fail"|"cancel", ref)``, ``("submit", id)`` (a resubmit with the same deps),
+where ``ref`` is a task id (its generation at the start of the round) or ``("mine", j)`` (the
+j-th claim of this lane's latest ready(); skipped when there is none). Wheel: ``("schedule",
+offset)`` (deadline = round's now + offset), ``("cancel", ref)`` with ``ref`` a handle name
+(``"h0"``...) or ``("mine", j)``, ``("advance", dt)`` (now = round's now + dt, taken by the
+"tick" lane), ``("pending",)``.
+
+A call resolved at invocation time is what the history holds (``("complete", "a", 1)``), so the
+linearizability search needs no lane-local state. Wheel handles are named by the operation
+that made them; the spec carries the name -> model seq map in its state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from schedcheck import adapt
+from schedcheck.concurrency import baton
+from schedcheck.concurrency.history import History, Operation
+from schedcheck.concurrency.linearizability import OK, UNKNOWN, LinResult, check
+
+Program = list[tuple[Any, ...]]
+
+SKIP = ("skip",)
+
+
+def _err(exc: BaseException) -> tuple[str, str]:
+    return ("raise", adapt.error_name(exc))
+
+
+def _noop() -> None:
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# Scheduler
+# --------------------------------------------------------------------------------------------
+
+
+class SchedulerSpec:
+    """The sequential spec of the scheduler for the linearizability search (wraps the model)."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+
+    def copy(self) -> SchedulerSpec:
+        return SchedulerSpec(self.model.copy())
+
+    def key(self) -> Hashable:
+        snap: Hashable = self.model.snapshot()
+        return snap
+
+    def apply(self, call: tuple[Any, ...]) -> Any:
+        return perform_scheduler(self.model, call)
+
+
+def perform_scheduler(obj: Any, call: tuple[Any, ...]) -> Any:
+    """Run one resolved call on a scheduler (model or target); the normalised response."""
+    try:
+        name = call[0]
+        if name == "ready":
+            return adapt.norm_claims(obj.ready(limit=call[1]))
+        if name == "complete":
+            return adapt.norm_reply(obj.complete(call[1], call[2]))
+        if name == "fail":
+            return adapt.norm_reply(obj.fail(call[1], call[2]))
+        if name == "cancel":
+            return adapt.norm_reply(obj.cancel(call[1], call[2]))
+        if name == "submit":
+            return int(obj.submit(call[1], call[2]))
+        if name == "info":
+            return adapt.norm_info(obj.info(call[1]))
+    except Exception as exc:
+        return _err(exc)
+    raise ValueError(f"unknown scheduler operation {call!r}")
+
+
+@dataclass
+class SchedulerRound:
+    """Lane-side resolution of scheduler programs (one per round)."""
+
+    generations: dict[Any, int]  #: task id -> current generation at the round's start
+    deps: dict[Any, tuple[Any, ...]]  #: task id -> deps (for resubmits)
+    claims: dict[str, list[tuple[Any, int]]] = field(default_factory=dict)
+
+    def resolve(self, lane: str, op: tuple[Any, ...]) -> tuple[Any, ...]:
+        name = op[0]
+        if name == "ready":
+            return ("ready", op[1])
+        if name == "submit":
+            return ("submit", op[1], self.deps.get(op[1], ()))
+        if name in ("complete", "fail", "cancel"):
+            ref = op[1]
+            if isinstance(ref, tuple) and ref[:1] == ("mine",):
+                mine = self.claims.get(lane, [])
+                if ref[1] >= len(mine):
+                    return SKIP
+                task, gen = mine[ref[1]]
+                return (name, task, gen)
+            return (name, ref, self.generations.get(ref, 1))
+        raise ValueError(f"unknown scheduler operation {op!r}")
+
+    def perform(self, target: Any, lane: str, call: tuple[Any, ...]) -> Any:
+        response = perform_scheduler(target, call)
+        if call[0] == "ready" and isinstance(response, list):
+            self.claims[lane] = [(c[0], c[1]) for c in response]
+        return response
+
+
+def observe_scheduler(obj: Any, ids: Sequence[Any]) -> tuple[Any, ...]:
+    """The quiescent observation: every task's normalised info."""
+    out: list[Any] = []
+    for task_id in ids:
+        try:
+            out.append(adapt.norm_info(obj.info(task_id)))
+        except Exception as exc:
+            out.append(_err(exc))
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------------------------
+# Wheel
+# --------------------------------------------------------------------------------------------
+
+
+class WheelSpec:
+    """The wheel's sequential spec: the model plus handle name -> model seq."""
+
+    def __init__(self, model: Any, names: dict[str, int]) -> None:
+        self.model = model
+        self.names = names
+
+    def copy(self) -> WheelSpec:
+        return WheelSpec(self.model.copy(), dict(self.names))
+
+    def key(self) -> Hashable:
+        return (self.model.snapshot(), tuple(sorted(self.names.items())))
+
+    def apply(self, call: tuple[Any, ...]) -> Any:
+        name = call[0]
+        try:
+            if name == "schedule":
+                handle = self.model.schedule(call[2], _noop)
+                self.names[call[1]] = handle.seq
+                return "handle"
+            if name == "cancel":
+                seq = self.names.get(call[1])
+                if seq is None:
+                    return False
+                return bool(self.model.cancel(self.model._handle(seq)))
+            if name == "advance":
+                by_seq = {seq: n for n, seq in self.names.items()}
+                return [by_seq.get(h.seq, f"seq{h.seq}") for h in self.model.advance(call[1])]
+            if name == "pending":
+                return int(self.model.pending())
+        except Exception as exc:
+            return _err(exc)
+        raise ValueError(f"unknown wheel operation {call!r}")
+
+
+@dataclass
+class WheelRound:
+    """Lane-side resolution of wheel programs; handles are named by the op that made them."""
+
+    now: int  #: the last now at the round's start
+    handles: dict[str, Any]  #: name -> target handle (setup handles, then the round's own)
+    mine: dict[str, list[str]] = field(default_factory=dict)
+    counter: int = 0
+
+    def resolve(self, lane: str, op: tuple[Any, ...]) -> tuple[Any, ...]:
+        name = op[0]
+        if name == "schedule":
+            label = f"{lane}.h{len(self.mine.get(lane, []))}"
+            return ("schedule", label, self.now + op[1])
+        if name == "cancel":
+            ref = op[1]
+            if isinstance(ref, tuple) and ref[:1] == ("mine",):
+                mine = self.mine.get(lane, [])
+                if ref[1] >= len(mine):
+                    return SKIP
+                return ("cancel", mine[ref[1]])
+            return ("cancel", ref)
+        if name == "advance":
+            return ("advance", self.now + op[1])
+        if name == "pending":
+            return ("pending",)
+        raise ValueError(f"unknown wheel operation {op!r}")
+
+    def perform(self, target: Any, lane: str, call: tuple[Any, ...]) -> Any:
+        """Raw response; handle objects are named after the run (:meth:`normalise`)."""
+        try:
+            if call[0] == "schedule":
+                handle = target.schedule(call[2], _noop)
+                self.handles[call[1]] = handle
+                self.mine.setdefault(lane, []).append(call[1])
+                return handle
+            if call[0] == "cancel":
+                return bool(target.cancel(self.handles[call[1]]))
+            if call[0] == "advance":
+                return list(target.advance(call[1]))
+            return int(target.pending())
+        except Exception as exc:
+            return _err(exc)
+
+    def normalise(self, call: tuple[Any, ...], raw: Any) -> Any:
+        if isinstance(raw, tuple) and raw[:1] == ("raise",):
+            return raw
+        if call[0] == "schedule":
+            return "handle"
+        if call[0] == "advance":
+            by_id = {id(h): n for n, h in self.handles.items()}
+            return [by_id.get(id(h), f"foreign {h!r}") for h in raw]
+        return raw
+
+
+def observe_wheel_target(target: Any, handles: dict[str, Any]) -> tuple[Any, ...]:
+    flags = tuple(
+        (name, bool(h.fired), bool(h.cancelled)) for name, h in sorted(handles.items())
+    )
+    return (int(target.pending()), flags)
+
+
+def observe_wheel_spec(spec: WheelSpec, names: Sequence[str]) -> tuple[Any, ...]:
+    flags = []
+    for name in sorted(names):
+        seq = spec.names.get(name)
+        if seq is None:
+            flags.append((name, False, False))
+            continue
+        h = spec.model._handle(seq)
+        flags.append((name, bool(h.fired), bool(h.cancelled)))
+    return (int(spec.model.pending()), tuple(flags))
+
+
+# --------------------------------------------------------------------------------------------
+# Running a round
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class RoundOutcome:
+    run: baton.RunOutcome
+    history: History
+    lin: LinResult[Any]
+    verdict: str  #: "ok", "violation", "deadlock", "livelock", "error", "unknown"
+    message: str
+    final_spec: Any = None  #: the spec state matching the target's quiescent observation
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict == OK
+
+
+def _lane_program(
+    resolver: Any, target: Any, history: History, lane: str, ops: Program
+) -> Callable[[], None]:
+    def body() -> None:
+        for op in ops:
+            baton.checkpoint(f"begin {op[0]}")
+            call = resolver.resolve(lane, op)
+            if call == SKIP:
+                continue
+            record = history.invoke(lane, call)
+            raw = resolver.perform(target, lane, call)
+            history.respond(record, raw)
+            baton.checkpoint(f"end {op[0]}")
+
+    return body
+
+
+def run_round(
+    system: str,
+    target: Any,
+    spec: Any,
+    threads: Sequence[Program],
+    schedule: Sequence[int],
+    *,
+    names: Sequence[str] | None = None,
+    setup_handles: dict[str, Any] | None = None,
+    now: int = 0,
+    budget: int = 50_000,
+    max_steps: int = 5_000,
+) -> RoundOutcome:
+    """Run one concurrent round on ``target`` and check it against ``spec`` (not modified).
+
+    ``spec`` is a :class:`SchedulerSpec` or a :class:`WheelSpec` in the state the target is
+    in; ``setup_handles`` (wheel) maps the spec's handle names to the target's handles.
+    """
+    history = History()
+    lane_names = list(names) if names else [f"t{i}" for i in range(len(threads))]
+    resolver: Any
+    if system == "scheduler":
+        ids = list(spec.model.task_ids())
+        resolver = SchedulerRound(
+            generations={t: spec.model.info(t).generation for t in ids},
+            deps={t: tuple(spec.model.deps_of(t)) for t in ids},
+        )
+    else:
+        resolver = WheelRound(now=now, handles=dict(setup_handles or {}))
+    programs = [
+        _lane_program(resolver, target, history, lane, list(ops))
+        for lane, ops in zip(lane_names, threads, strict=True)
+    ]
+    run = baton.run(programs, schedule, names=lane_names, max_steps=max_steps)
+    if system == "wheel":
+        for op in history.operations:
+            if op.returned is not None:
+                op.response = resolver.normalise(op.call, op.response)
+
+    def outcome(verdict: str, message: str, lin: LinResult[Any] | None = None,
+                final: Any = None) -> RoundOutcome:
+        return RoundOutcome(run, history, lin or LinResult(UNKNOWN), verdict, message, final)
+
+    if run.deadlock:
+        return outcome("deadlock", run.describe_failure())
+    if run.livelock:
+        return outcome("livelock", run.describe_failure())
+    if run.errors:
+        lane, exc = next(iter(run.errors.items()))
+        return outcome("error", f"{lane} raised {type(exc).__name__}: {exc}")
+    lin = check(history, spec, budget=budget)
+    if lin.verdict != OK:
+        return outcome(lin.verdict, lin.message, lin)
+    # The quiescent point: the target's observable state picks the linearization's end state.
+    if system == "scheduler":
+        observed = observe_scheduler(target, ids)
+        fits = [s for s in lin.final_states if observe_scheduler(s.model, ids) == observed]
+        if not fits:
+            wanted = [observe_scheduler(s.model, ids) for s in lin.final_states]
+            return outcome(
+                "violation",
+                "after the round every call's answer fits a linearization, but the target's "
+                f"state {observed!r} matches none of the states the model can be in: {wanted!r}",
+                lin,
+            )
+    else:
+        handles = resolver.handles
+        observed = observe_wheel_target(target, handles)
+        fits = [s for s in lin.final_states if observe_wheel_spec(s, list(handles)) == observed]
+        if not fits:
+            wanted = [observe_wheel_spec(s, list(handles)) for s in lin.final_states]
+            return outcome(
+                "violation",
+                "after the round every call's answer fits a linearization, but the target's "
+                f"pending()/flags {observed!r} match none of the model's possible states "
+                f"{wanted!r}",
+                lin,
+            )
+    return outcome(OK, "", lin, fits[0])
+
+
+def describe_round(threads: Sequence[Program], schedule: Sequence[int],
+                   names: Sequence[str] | None = None) -> str:
+    lane_names = list(names) if names else [f"t{i}" for i in range(len(threads))]
+    lines = [f"#   {lane}: {list(ops)!r}" for lane, ops in zip(lane_names, threads, strict=True)]
+    lines.append(f"#   schedule: {list(schedule)!r}")
+    return "\n".join(lines)
+
+
+def explain(outcome: RoundOutcome) -> str:
+    """The story of a failed round: the verdict, the history in order, the interleaving."""
+    parts = [f"{outcome.verdict}: {outcome.message}", "history (event times):",
+             outcome.history.describe()]
+    preempt = [f"{d.lane}@{d.k} ({d.point}) -> {d.chosen}" for d in outcome.run.decisions
+               if d.preemption]
+    parts.append("preemptions: " + (", ".join(preempt) if preempt else "none"))
+    return "\n".join(parts)
+
+
+def operations_in(threads: Sequence[Program]) -> int:
+    return sum(len(ops) for ops in threads)
+
+
+def lin_operations(history: History) -> list[Operation]:
+    return sorted(history.operations, key=lambda o: o.invoked)

@@ -1,0 +1,51 @@
+"""Each racy mutant is found by the CI profile, shrunk small, and replayed 10 of 10 times;
+the correct implementations survive the same hunt."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from schedcheck import impl
+from schedcheck.concurrency.hunt import hunt, run_case
+from schedcheck.harness.common import suite_settings
+from schedcheck.zoo import catalogue
+from schedcheck.zoo import race_mutants as rm
+
+# The claim under test is "found by the default CI profile", so these hunts use it.
+CI = suite_settings(profile="ci")
+
+WHEEL_MUTANTS = [rm.CancelNoRecheckWheel, rm.SplitMaxPendingWheel]
+
+
+@pytest.mark.parametrize("factory", WHEEL_MUTANTS, ids=lambda c: c.__name__)
+def test_racy_wheel_mutant_is_found_shrunk_and_replayed_ten_of_ten(factory: Any) -> None:
+    found = hunt("wheel", factory, settings=CI, seed=4)
+    assert found.found, f"{factory.__name__} survived {found.examples} concurrent rounds"
+    assert found.case is not None and found.outcome is not None
+    assert len(found.case.threads) <= 2
+    assert found.case.operations <= 3
+    assert found.outcome.run.preemptions <= 2
+    assert found.replays == 10 and not found.nondeterministic
+    # The printed program is the replay: run it from its text.
+    namespace: dict[str, Any] = {"factory": factory}
+    with pytest.raises(AssertionError, match=r"not linearizable|matches none"):
+        exec(found.program(), namespace)
+    assert run_case(factory, found.case).verdict == found.outcome.verdict
+
+
+@pytest.mark.parametrize(
+    "factory", [impl.HashedTimingWheel, impl.HierarchicalTimingWheel], ids=lambda c: c.__name__
+)
+def test_correct_wheels_pass_the_concurrent_rounds(factory: Any) -> None:
+    result = hunt("wheel", factory, settings=CI, seed=4)
+    assert not result.found, result.outcome and result.outcome.message
+    assert result.examples >= 100
+
+
+def test_race_mutants_are_catalogued_as_races_with_lin_clauses() -> None:
+    races = {m.name: m for m in catalogue.all_mutants() if m.kind == "race"}
+    assert {"race-wheel-cancel-no-recheck", "race-wheel-max-pending-split"} <= set(races)
+    for mutant in races.values():
+        assert mutant.expected_clause in ("S-LIN", "W-LIN")
