@@ -119,7 +119,8 @@ def cmd_check(args: argparse.Namespace) -> int:
                                     show_progress) as progress:
             result = runs.run_suite_for(system, target.factory, target_name=args.target,
                                         examples=args.examples, seed=seed,
-                                        profile=args.profile, progress=progress)
+                                        profile=args.profile, progress=progress,
+                                        shrink=not args.no_shrink)
         if not args.no_cost and result.counterexample is None:
             if show_progress:
                 _err_console().print("[dim]measuring the cost at n and 8n ...[/]")
@@ -201,7 +202,8 @@ def cmd_zoo(args: argparse.Namespace) -> int:
     show_progress = not args.json and sys.stderr.isatty()
     try:
         rows = run_zoo(only=args.only or None, system=args.system, examples=args.examples,
-                       seed=args.seed, status=_status_printer(show_progress))
+                       seed=args.seed, status=_status_printer(show_progress),
+                       shrink=args.shrink)
     except KeyError as exc:
         return _unusable(str(exc.args[0]) if exc.args else str(exc))
     except SchedcheckInternalError as exc:
@@ -279,6 +281,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="Hypothesis profile (default: SCHEDCHECK_PROFILE, else dev)")
     check.add_argument("--threads", action="store_true",
                        help="also run the concurrent rounds (linearizability)")
+    check.add_argument("--no-shrink", action="store_true",
+                       help="report the first counterexample found, unshrunk (fast, longer)")
     check.add_argument("--no-cost", action="store_true",
                        help="skip the scaling clause (*-COST: a timed run at n and 8n)")
     check.add_argument("--out", metavar="DIR",
@@ -296,6 +300,8 @@ def build_parser() -> argparse.ArgumentParser:
     zoo.add_argument("--seed", type=int, metavar="S")
     zoo.add_argument("--only", nargs="+", metavar="NAME", help="only these mutants")
     zoo.add_argument("--system", choices=("scheduler", "wheel"), help="only this system")
+    zoo.add_argument("--shrink", action="store_true",
+                     help="shrink each kill to a minimal counterexample (slower)")
     zoo.add_argument("--json", action="store_true", help="print the kill matrix as JSON")
     zoo.set_defaults(run=cmd_zoo)
 

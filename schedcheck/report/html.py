@@ -219,7 +219,8 @@ def index_html(report: VerifyReport) -> str:
         f"<ul>{missing}</ul>" if missing else "",
     ]
     if report.zoo:
-        show = choose_showcase(report.zoo)
+        show = ([r for r in report.zoo if r.mutant.name in report.showcase]
+                if report.showcase else choose_showcase(report.zoo))
         if show:
             body.append("<h2>What it catches: counterexamples from the zoo</h2>")
             body.append('<p class="lede">Each is the shrunk failing run of a catalogued mistake, '

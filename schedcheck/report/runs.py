@@ -22,6 +22,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import hypothesis
+
 from schedcheck.harness.result import BROKEN, HELD, RunResult
 
 __all__ = [
@@ -70,7 +72,17 @@ def run_suite_for(
     seed: int | None = None,
     profile: str | None = None,
     progress: Progress | None = None,
+    shrink: bool = True,
 ) -> RunResult:
+    """The differential suite of ``system`` against ``factory``.
+
+    ``shrink=False`` reports the first failing run as found, unshrunk: a kill costs a fraction
+    of a second instead of the tens of seconds Hypothesis may spend shrinking a 30-step
+    program (the zoo's default; ``check --no-shrink``). The counterexample is then longer,
+    but still replays."""
+    if not shrink:
+        return _run_unshrunk(system, factory, target_name=target_name, examples=examples,
+                             seed=seed, profile=profile, progress=progress)
     if system == "scheduler":
         fn = _function("schedcheck.harness.scheduler_suite", "run_scheduler_suite",
                        "the scheduler suite")
@@ -88,6 +100,38 @@ def run_suite_for(
     if not isinstance(result, RunResult):
         raise TypeError(f"{fn.__qualname__} returned {type(result).__name__}, not RunResult")
     return result
+
+
+def _run_unshrunk(
+    system: str,
+    factory: Callable[..., Any],
+    *,
+    target_name: str,
+    examples: int | None,
+    seed: int | None,
+    profile: str | None,
+    progress: Progress | None,
+) -> RunResult:
+    if system not in ("scheduler", "wheel"):
+        raise ValueError(f"unknown system {system!r}; expected 'scheduler' or 'wheel'")
+    common = importlib.import_module("schedcheck.harness.common")
+    make = _function(f"schedcheck.harness.{system}_suite", f"make_{system}_machine",
+                     f"the {system} suite")
+    result = RunResult.fresh(system, target_name or getattr(factory, "__qualname__", ""))
+    try:
+        machine = make(factory, result=result)
+    except ValueError as exc:
+        if type(exc).__name__ == "TargetUnusable":
+            raise Unusable(str(exc)) from exc
+        raise
+    base = common.suite_settings(examples=examples, profile=profile)
+    settings = hypothesis.settings(
+        base, phases=[p for p in base.phases if p is not hypothesis.Phase.shrink])
+    run: RunResult = common.run_suite(machine, result, settings, progress, seed=seed)
+    if run.counterexample is not None:
+        run.notes.append("not shrunk: the counterexample is the first failing run found, "
+                         "not the smallest")
+    return run
 
 
 def run_scaling_for(system: str, factory: Callable[..., Any]) -> Any:

@@ -63,6 +63,8 @@ class VerifyReport:
     lemmas: list[Any] | None = None
     zoo: list[Any] | None = None
     zoo_written: dict[str, Written] = field(default_factory=dict)
+    showcase: list[str] = field(default_factory=list)  #: zoo entries pictured on the page
+    notes: list[str] = field(default_factory=list)
     unavailable: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -94,6 +96,7 @@ class VerifyReport:
             "zoo": zoo_json(self.zoo) if self.zoo is not None else None,
             "unavailable": self.unavailable,
             "skipped": self.skipped,
+            "notes": self.notes,
         }
 
     def print(self, console: Console) -> None:
@@ -125,6 +128,8 @@ class VerifyReport:
             console.print(f"not available in this build: {line}", markup=False)
         for line in self.skipped:
             console.print(f"skipped on request: {line}", markup=False)
+        for line in self.notes:
+            console.print(f"note: {line}", markup=False)
         console.print(f"{'OK' if self.ok else 'FAILED'}: report written to "
                       f"{self.out / 'index.html'} ({self.seconds:.0f}s)", markup=False)
 
@@ -161,6 +166,24 @@ def run_verify(
     started = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     report = VerifyReport(out)
+    with runs.LogCapture() as logs:
+        _run_parts(report, examples=examples, zoo_examples=zoo_examples, seed=seed, say=say,
+                   bar=bar, skip=skip)
+    if logs.write(out / "log.txt"):
+        report.notes.append(f"{logs.count} log records (targets, model, mutants) are in "
+                            "log.txt; the suites provoke executor rejections on purpose")
+    report.seconds = time.perf_counter() - started
+    from schedcheck.report.html import index_html
+
+    (out / "index.html").write_text(index_html(report), encoding="utf-8")
+    (out / "report.json").write_text(json.dumps(report.to_json(), indent=2, default=repr) + "\n",
+                                     encoding="utf-8")
+    return report
+
+
+def _run_parts(report: VerifyReport, *, examples: int | None, zoo_examples: int | None,
+               seed: int | None, say: Callable[[str], None], bar: ProgressFactory,
+               skip: set[str]) -> None:
 
     if "suites" in skip:
         report.skipped.append("the differential suites")
@@ -189,25 +212,34 @@ def run_verify(
     if "zoo" in skip:
         report.skipped.append("the zoo")
     else:
-        from schedcheck.zoo.run import run_zoo
 
-        report.zoo = run_zoo(examples=zoo_examples, seed=seed, status=say)
-        if not report.zoo:
-            report.unavailable.append("the zoo (the mutant catalogue is empty)")
-        for row in report.zoo:
-            if row.result is not None and row.result.counterexample is not None:
-                folder = out / "zoo" / row.mutant.name
-                report.zoo_written[row.mutant.name] = write_run(
-                    row.result, folder, target_spec=f"zoo:{row.mutant.name}", cwd=str(Path.cwd()),
-                    command=f"schedcheck zoo --only {row.mutant.name}")
+        _run_zoo(report, zoo_examples=zoo_examples, seed=seed, say=say)
 
-    report.seconds = time.perf_counter() - started
-    from schedcheck.report.html import index_html
 
-    (out / "index.html").write_text(index_html(report), encoding="utf-8")
-    (out / "report.json").write_text(json.dumps(report.to_json(), indent=2, default=repr) + "\n",
-                                     encoding="utf-8")
-    return report
+def _run_zoo(report: VerifyReport, *, zoo_examples: int | None, seed: int | None,
+             say: Callable[[str], None]) -> None:
+    """The zoo, unshrunk (fast kills); then the showcase entries again with shrinking, so
+    that the pictures on the page are of minimal counterexamples."""
+    from schedcheck.report.html import choose_showcase
+    from schedcheck.zoo.run import run_mutant, run_zoo
+
+    report.zoo = run_zoo(examples=zoo_examples, seed=seed, status=say)
+    if not report.zoo:
+        report.unavailable.append("the zoo (the mutant catalogue is empty)")
+    for row in choose_showcase(report.zoo):
+        say(f"zoo showcase: shrinking the counterexample of {row.mutant.name}")
+        again = run_mutant(row.mutant, examples=zoo_examples, seed=seed, shrink=True)
+        if again.result is not None and again.result.counterexample is not None:
+            row.result = again.result
+            row.clause = again.clause
+        report.showcase.append(row.mutant.name)
+    for row in report.zoo:
+        if row.result is not None and row.result.counterexample is not None:
+            folder = report.out / "zoo" / row.mutant.name
+            report.zoo_written[row.mutant.name] = write_run(
+                row.result, folder, target_spec=f"zoo:{row.mutant.name}", cwd=str(Path.cwd()),
+                command=f"schedcheck zoo --only {row.mutant.name}",
+                with_pictures=row.mutant.name in report.showcase)
 
 
 def _run_suites(report: VerifyReport, *, examples: int | None, seed: int | None, threads: bool,

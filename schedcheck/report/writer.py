@@ -71,7 +71,7 @@ def report_json(result: RunResult, *, command: str = "", files: list[str] | None
 
 
 def write_run(result: RunResult, out: Path, *, target_spec: str, cwd: str,
-              command: str | None = None) -> Written:
+              command: str | None = None, with_pictures: bool = True) -> Written:
     out.mkdir(parents=True, exist_ok=True)
     written = Written(out)
     command = command or check_command(result, target_spec)
@@ -80,7 +80,8 @@ def write_run(result: RunResult, out: Path, *, target_spec: str, cwd: str,
     written.files.append(card)
     cx = result.counterexample
     if cx is not None:
-        written.pictures = write_pictures(cx, out)
+        if with_pictures:
+            written.pictures = write_pictures(cx, out)
         replay = out / "replay.py"
         replay.write_text(replay_script(cx, target_spec, cwd, command=command), encoding="utf-8")
         steps = out / "steps.txt"

@@ -2,9 +2,9 @@
 
 For each :class:`~schedcheck.zoo.catalogue.Mutant`:
 
-* ``kind == "sequential"`` -- the differential suite of its system, with few examples (the
-  search stops at the first counterexample, so a kill costs little; a survivor costs the full
-  budget);
+* ``kind == "sequential"`` -- the differential suite of its system, stopping at the first
+  counterexample, unshrunk by default (a kill then costs a fraction of a second; shrinking a
+  30-step program can take a minute); a survivor costs the full example budget;
 * ``kind == "cost"`` -- the scaling check (``check_*_scaling``): killed iff the cost ratio is
   over the threshold;
 * ``kind == "race"`` -- the concurrent rounds (``schedcheck.concurrency.run_stress``); when that
@@ -72,7 +72,8 @@ def _caught_by(result: RunResult) -> str | None:
     return None
 
 
-def run_mutant(mutant: Mutant, *, examples: int | None = None, seed: int | None = None) -> KillRow:
+def run_mutant(mutant: Mutant, *, examples: int | None = None, seed: int | None = None,
+               shrink: bool = False) -> KillRow:
     from schedcheck.report import runs
 
     started = time.perf_counter()
@@ -108,7 +109,8 @@ def run_mutant(mutant: Mutant, *, examples: int | None = None, seed: int | None 
 
     result = runs.run_suite_for(mutant.system, mutant.factory, target_name=target,
                                 examples=examples or DEFAULT_ZOO_EXAMPLES,
-                                seed=ZOO_SEED if seed is None else seed, progress=progress)
+                                seed=ZOO_SEED if seed is None else seed, progress=progress,
+                                shrink=shrink)
     # examples to the kill: up to the first failing one (shrinking runs are not counted)
     to_kill = first_failure[0] if first_failure else result.examples
     return KillRow(mutant, not result.ok, _caught_by(result), to_kill,
@@ -122,6 +124,7 @@ def run_zoo(
     examples: int | None = None,
     seed: int | None = None,
     status: Callable[[str], None] | None = None,
+    shrink: bool = False,
 ) -> list[KillRow]:
     """Run the selected mutants in catalogue order. ``only`` names unknown to the catalogue
     raise ``KeyError`` with the known names."""
@@ -140,7 +143,7 @@ def run_zoo(
     for i, mutant in enumerate(mutants, 1):
         if status is not None:
             status(f"zoo {i}/{len(mutants)}: {mutant.name} ({mutant.kind})")
-        rows.append(run_mutant(mutant, examples=examples, seed=seed))
+        rows.append(run_mutant(mutant, examples=examples, seed=seed, shrink=shrink))
     return rows
 
 
