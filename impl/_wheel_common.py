@@ -413,6 +413,15 @@ class _WheelBase:
         with self._lock:
             return self._now // self._tick + 1 - self._cursor
 
+    def next_event_tick(self) -> int | None:
+        """A lower bound of the next tick at which a pending timer may fire (None: no timers).
+        Not part of the contract: the real-time driver sleeps until it."""
+        with self._lock:
+            return self._next_event(self._cursor) if self._pending else None
+
+    def _next_event(self, k: int) -> int | None:  # lock held
+        raise NotImplementedError
+
     def callback_errors(self) -> int:
         with self._errors_lock:
             return self._errors

@@ -73,6 +73,10 @@ class HashedTimingWheel(_WheelBase):
             k += 1
         return last + 1
 
+    def _next_event(self, k: int) -> int | None:
+        distance = self._buckets.distance_to_next(k % self._wheel_size)
+        return None if distance < 0 else k + distance
+
     def _skip_rotations(self, k: int, last: int) -> int:
         """Where a window ``k..last`` spanning a full rotation may resume: with ``m`` the
         earliest due tick linked, the ticks ``k .. m - W`` only decrement rounds, so jump to
