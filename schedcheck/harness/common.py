@@ -118,6 +118,14 @@ class Observed:
         return repr(self)
 
 
+def _error_name(exc: BaseException) -> str:
+    """``adapt.error_name``, with a fast path for schedcheck's own classes (the common case:
+    every contract class is named as its contract error)."""
+    if type(exc).__module__ == "schedcheck.contract":
+        return type(exc).__name__
+    return adapt.error_name(exc)
+
+
 def _malformed(exc: BaseException, norm: Callable[[Any], Any], raw: Any) -> Observed:
     name = getattr(norm, "__name__", "normalise")
     return Observed(
@@ -141,7 +149,7 @@ def observe(
     try:
         raw = fn(*args, **kwargs)
     except Exception as exc:
-        return Observed(error=adapt.error_name(exc), exc=exc)
+        return Observed(error=_error_name(exc), exc=exc)
     if norm is None:
         return Observed(value=raw)
     try:
@@ -162,7 +170,7 @@ def observe_model(
     try:
         raw = fn(*args, **kwargs)
     except Exception as exc:
-        name = adapt.error_name(exc)
+        name = _error_name(exc)
         if name not in _MODEL_ERRORS:
             raise contract.SchedcheckInternalError(
                 f"the reference model raised {type(exc).__name__}: {exc} in "
