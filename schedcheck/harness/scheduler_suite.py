@@ -741,6 +741,8 @@ class SchedulerMachine(SuiteMachine):
                 tid, gen, state, _ = o.value
                 if state in _TERMINAL:
                     self.terminal_seen[(tid, gen)] = state
+        if self.support.optional:
+            self._compare_optional_failed([t for t in ids if t in known_ids])
         try:
             self.m.check_invariants()
         except AssertionError as exc:
@@ -754,6 +756,26 @@ class SchedulerMachine(SuiteMachine):
                 step.expected, step.actual = "None", got.describe()
                 self.diverge("S-INV", f"after '{self.last_words}' the target's own "
                              f"check_invariants() {got.describe()}", step=step)
+
+    def _compare_optional_failed(self, ids: list[Any]) -> None:
+        """S-X-OPTIONAL: the optional dependencies recorded as dead (``optional_failed``), as
+        a set, for tasks with optional edges -- when the target's info() has the attribute."""
+        for tid in ids:
+            if not self.m.optional_of(tid):
+                continue
+            exp = observe_model(self.m.info, tid, norm=_optional_failed)
+            act = observe(self.target.info, tid, norm=_optional_failed)
+            if act.ok and act.value is None:
+                return  # the target does not record it: nothing to compare
+            self.exercise("S-X-OPTIONAL")
+            if exp != act:
+                name = self.trace.fresh_name("info")
+                step = self.trace.add(call_code("info", tid, assign=name),
+                                      f"look at the optional dependencies of {tid!r} found "
+                                      "dead", clause="S-X-OPTIONAL")
+                self.expect("S-X-OPTIONAL", step, exp, act,
+                            check=f"set({name}.optional_failed) == {exp.value!r}",
+                            story=f"after '{self.last_words}', optional_failed differs")
 
     def _target_invariants(self, infos: dict[Any, Observed]) -> None:
         states = {t: o.value for t, o in infos.items() if o.ok and _well_formed(o.value)}
@@ -807,6 +829,11 @@ class SchedulerMachine(SuiteMachine):
 
     def teardown(self) -> None:
         super().teardown()
+
+
+def _optional_failed(info: Any) -> frozenset[Any] | None:
+    value = getattr(info, "optional_failed", None)
+    return None if value is None else frozenset(value)
 
 
 def _event_label(code: str, exp: Observed) -> str:

@@ -1,0 +1,57 @@
+"""Every catalogued scheduler mistake is killed: a sequential mutant by the differential suite,
+a cost mutant by the scaling clause (S-COST). Race mutants belong to the concurrent rounds
+(tests/concurrency). One test per mutant, so the kill matrix reads off the test names.
+
+The suite runs inside each test with a bounded number of examples (a meta-test, allowed by
+the rules): Hypothesis stops at the first counterexample and shrinks it, so a kill costs a
+few seconds; a survivor costs the whole bound and fails.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from schedcheck.harness.clauses import SCHEDULER_CLAUSES
+from schedcheck.harness.result import BROKEN
+from schedcheck.harness.scheduler_suite import check_scheduler_scaling, run_scheduler_suite
+from schedcheck.zoo.catalogue import Mutant, all_mutants
+
+#: examples per sequential kill: every catalogued mistake falls well within this
+KILL_EXAMPLES = 150
+#: tasks in the scaling check's small run (the large one has 8x); 1000 keeps a quadratic
+#: mutant's large run short (it gives up once the ratio is surely over the threshold)
+COST_N = 1000
+
+_CLAUSE_IDS = {c.id for c in SCHEDULER_CLAUSES}
+
+
+def _scheduler_mutants(kind: str) -> list[Mutant]:
+    return [m for m in all_mutants() if m.system == "scheduler" and m.kind == kind]
+
+
+def test_the_catalogue_holds_sequential_and_cost_mistakes_of_the_scheduler() -> None:
+    assert len(_scheduler_mutants("sequential")) >= 5
+    assert _scheduler_mutants("cost")
+    for m in _scheduler_mutants("sequential") + _scheduler_mutants("cost"):
+        assert m.expected_clause in _CLAUSE_IDS, (m.name, m.expected_clause)
+
+
+@pytest.mark.parametrize("mutant", _scheduler_mutants("sequential"), ids=lambda m: m.name)
+def test_the_suite_kills_the_sequential_mutant(mutant: Mutant) -> None:
+    result = run_scheduler_suite(mutant.factory, target_name=mutant.name,
+                                 examples=KILL_EXAMPLES, seed=0)
+    cx = result.counterexample
+    assert cx is not None, f"{mutant.name} survived {result.examples} examples: {mutant.mistake}"
+    assert cx.divergence is not None
+    assert result.stats[cx.clause].verdict == BROKEN
+    assert cx.clause == mutant.expected_clause, (
+        f"{mutant.name} was caught by {cx.clause}, the catalogue expects "
+        f"{mutant.expected_clause}: {cx.message}")
+
+
+@pytest.mark.bench
+@pytest.mark.parametrize("mutant", _scheduler_mutants("cost"), ids=lambda m: m.name)
+def test_the_scaling_clause_kills_the_cost_mutant(mutant: Mutant) -> None:
+    result = check_scheduler_scaling(mutant.factory, n=COST_N)
+    assert result.verdict == BROKEN, f"{mutant.name}: {result.text}"
+    assert mutant.expected_clause == "S-COST"
