@@ -127,11 +127,20 @@ def cmd_check(args: argparse.Namespace) -> int:
             with logs:
                 runs.fold_scaling(result, runs.run_scaling_for(system, target.factory))
         if args.threads and result.counterexample is None:
-            with logs, progress_display(f"{system} {args.target} (threads)", None,
+            with logs, progress_display(f"{system} {args.target} (concurrent rounds)", total,
                                         show_progress) as progress:
-                runs.fold_result(result, runs.run_threads_for(
-                    system, target.factory, target_name=args.target, seed=seed,
-                    progress=progress))
+                runs.fold_result(result, runs.run_rounds_for(
+                    system, target.factory, target_name=args.target, examples=args.examples,
+                    seed=seed, progress=progress, shrink=not args.no_shrink))
+        if args.threads and result.counterexample is None:
+            try:
+                with logs, progress_display(f"{system} {args.target} (real threads)", None,
+                                            show_progress) as progress:
+                    runs.fold_result(result, runs.run_threads_for(
+                        system, target.factory, target_name=args.target, seed=seed,
+                        progress=progress))
+            except runs.Unavailable as exc:
+                result.notes.append(f"{exc}: only the controlled concurrent rounds ran")
     except runs.Unavailable as exc:
         return _unusable(str(exc))
     except runs.Unusable as exc:

@@ -95,12 +95,12 @@ def card_html(result: RunResult) -> str:
 
 
 def _lemmas_html(lemmas: list[Any]) -> str:
-    from schedcheck.report.verify import LEMMA_OK
+    from schedcheck.report.verify import lemma_ok
 
     rows = []
     for lem in lemmas:
         status = str(getattr(lem, "status", "?"))
-        cls = "v-held" if status.lower() in LEMMA_OK else "v-broken"
+        cls = "v-held" if lemma_ok(lem) else "v-broken"
         bound = getattr(lem, "bounded_n", None)
         why = getattr(lem, "why_bounded", "") or ""
         cx = getattr(lem, "counterexample", None)
@@ -196,7 +196,8 @@ def index_html(report: VerifyReport) -> str:
         proved = sum(1 for lem in report.lemmas if _ok_lemma(lem))
         cls = "ok" if report.lemmas_ok else "bad"
         tiles.append(f'<div class="tile"><small>z3 lemmas</small><b class="{cls}">'
-                     f"{proved}/{len(report.lemmas)} proved</b></div>")
+                     f"{proved}/{len(report.lemmas)} as expected</b>"
+                     "<small>lemmas proved, mutations refuted</small></div>")
     if report.zoo is not None:
         killed = sum(1 for r in report.zoo if r.killed)
         cls = "ok" if report.zoo_ok else "bad"
@@ -256,6 +257,6 @@ def index_html(report: VerifyReport) -> str:
 
 
 def _ok_lemma(lem: Any) -> bool:
-    from schedcheck.report.verify import LEMMA_OK
+    from schedcheck.report.verify import lemma_ok
 
-    return str(getattr(lem, "status", "")).lower() in LEMMA_OK
+    return lemma_ok(lem)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -30,9 +31,11 @@ __all__ = [
     "LogCapture",
     "Unavailable",
     "Unusable",
+    "concurrency_bases",
     "fold_result",
     "fold_scaling",
     "probe_construct",
+    "run_rounds_for",
     "run_scaling_for",
     "run_suite_for",
     "run_threads_for",
@@ -73,6 +76,7 @@ def run_suite_for(
     profile: str | None = None,
     progress: Progress | None = None,
     shrink: bool = True,
+    extra_bases: tuple[type, ...] = (),
 ) -> RunResult:
     """The differential suite of ``system`` against ``factory``.
 
@@ -82,7 +86,8 @@ def run_suite_for(
     but still replays."""
     if not shrink:
         return _run_unshrunk(system, factory, target_name=target_name, examples=examples,
-                             seed=seed, profile=profile, progress=progress)
+                             seed=seed, profile=profile, progress=progress,
+                             extra_bases=extra_bases)
     if system == "scheduler":
         fn = _function("schedcheck.harness.scheduler_suite", "run_scheduler_suite",
                        "the scheduler suite")
@@ -92,7 +97,7 @@ def run_suite_for(
         raise ValueError(f"unknown system {system!r}; expected 'scheduler' or 'wheel'")
     try:
         result = fn(factory, target_name=target_name, examples=examples, seed=seed,
-                    profile=profile, progress=progress)
+                    profile=profile, progress=progress, extra_bases=extra_bases)
     except ValueError as exc:
         if type(exc).__name__ == "TargetUnusable":
             raise Unusable(str(exc)) from exc
@@ -111,6 +116,7 @@ def _run_unshrunk(
     seed: int | None,
     profile: str | None,
     progress: Progress | None,
+    extra_bases: tuple[type, ...] = (),
 ) -> RunResult:
     if system not in ("scheduler", "wheel"):
         raise ValueError(f"unknown system {system!r}; expected 'scheduler' or 'wheel'")
@@ -119,7 +125,7 @@ def _run_unshrunk(
                      f"the {system} suite")
     result = RunResult.fresh(system, target_name or getattr(factory, "__qualname__", ""))
     try:
-        machine = make(factory, result=result)
+        machine = make(factory, result=result, extra_bases=extra_bases)
     except ValueError as exc:
         if type(exc).__name__ == "TargetUnusable":
             raise Unusable(str(exc)) from exc
@@ -164,6 +170,58 @@ def fold_scaling(result: RunResult, scaling: Any) -> None:
         result.notes.append(f"{cid}: {text}")
 
 
+def concurrency_bases(system: str, factory: Callable[..., Any]) -> tuple[type, ...]:
+    """The concurrent-round mixins for the suite's machine (``schedcheck.concurrency``)."""
+    fn = _function("schedcheck.concurrency", "concurrency_bases", "the concurrent rounds")
+    return tuple(fn(system, factory))
+
+
+def run_rounds_for(
+    system: str,
+    factory: Callable[..., Any],
+    *,
+    target_name: str = "",
+    examples: int | None = None,
+    seed: int | None = None,
+    progress: Progress | None = None,
+    shrink: bool = True,
+) -> RunResult:
+    """The suite with the concurrent-round rule mixed in; before ``concurrency_bases`` exists
+    in the build, the Hypothesis race hunt (``schedcheck.concurrency.hunt``) on its own.
+    ``S-LIN``/``W-LIN`` and the interleaving points (S-T6/W-T4) carry the verdict."""
+    try:
+        bases = concurrency_bases(system, factory)
+    except Unavailable:
+        return _hunt(system, factory, target_name=target_name, examples=examples, seed=seed)
+    return run_suite_for(system, factory, target_name=target_name, examples=examples,
+                         seed=seed, progress=progress, shrink=shrink, extra_bases=bases)
+
+
+def _hunt(system: str, factory: Callable[..., Any], *, target_name: str,
+          examples: int | None, seed: int | None) -> RunResult:
+    hunt = _function("schedcheck.concurrency.hunt", "hunt", "the concurrent rounds")
+    common = importlib.import_module("schedcheck.harness.common")
+    result = RunResult.fresh(system, target_name or getattr(factory, "__qualname__", ""))
+    started = time.perf_counter()
+    found = hunt(system, factory, settings=common.suite_settings(examples=examples), seed=seed)
+    result.seconds = time.perf_counter() - started
+    result.seed = seed
+    result.examples = int(getattr(found, "examples", 0))
+    lin, point = ("S-LIN", "S-T6") if system == "scheduler" else ("W-LIN", "W-T4")
+    result.exercise(lin, max(1, result.examples))
+    result.exercise(point, max(1, result.examples))
+    cx = found.counterexample() if getattr(found, "found", False) else None
+    if cx is not None:
+        cx.seed = seed
+        result.counterexample = cx
+        result.break_(cx.clause)
+        result.notes.append(
+            f"{cx.clause}: replayed {found.replays}/{found.replays_tried} times with the same "
+            "trace" + (" (NONDETERMINISTIC: the controller does not see every switch)"
+                       if found.nondeterministic else ""))
+    return result
+
+
 def run_threads_for(
     system: str,
     factory: Callable[..., Any],
@@ -172,13 +230,9 @@ def run_threads_for(
     seed: int | None = None,
     progress: Progress | None = None,
 ) -> Any:
-    fn = _function("schedcheck.concurrency", "run_stress", "concurrency checking (--threads)")
-    try:
-        return fn(system, factory, seed=seed, progress=progress, target_name=target_name)
-    except TypeError as exc:
-        if "target_name" not in str(exc):
-            raise
-        return fn(system, factory, seed=seed, progress=progress)
+    """Real-thread stress (``schedcheck.concurrency.run_stress``)."""
+    fn = _function("schedcheck.concurrency", "run_stress", "real-thread stress")
+    return fn(system, factory, seed=seed, progress=progress)
 
 
 def fold_result(into: RunResult, other: Any) -> None:
@@ -190,7 +244,14 @@ def fold_result(into: RunResult, other: Any) -> None:
         into.stats[lin].exercised += 1
         if ok is False:
             into.stats[lin].broken = True
-        into.notes.append(f"{lin}: {getattr(other, 'text', repr(other))}")
+        cx = getattr(other, "counterexample", None)
+        if callable(cx):
+            cx = cx()
+        if into.counterexample is None and cx is not None:
+            into.counterexample = cx
+            into.stats[getattr(cx, "clause", lin)].broken = True
+        text = getattr(other, "text", None) or getattr(other, "summary", None) or repr(other)
+        into.notes.append(f"{lin} (real threads): {text() if callable(text) else text}")
         return
     into.examples += other.examples
     into.steps += other.steps

@@ -34,7 +34,7 @@ from schedcheck.report.card import card_table, summary_line
 from schedcheck.report.writer import Written, report_json, write_run
 from schedcheck.targets import load_target
 
-__all__ = ["BUNDLED_RUNS", "LEMMA_OK", "VerifyReport", "run_verify"]
+__all__ = ["BUNDLED_RUNS", "LEMMA_OK", "VerifyReport", "lemma_ok", "run_verify"]
 
 #: (folder, system, target) of the suite runs.
 BUNDLED_RUNS: tuple[tuple[str, str, str], ...] = (
@@ -43,8 +43,14 @@ BUNDLED_RUNS: tuple[tuple[str, str, str], ...] = (
     ("wheel-hierarchical", "wheel", "schedcheck.impl:HierarchicalTimingWheel"),
 )
 
-#: Lemma statuses that count as proved (a bounded check states its bound in the table).
-LEMMA_OK = frozenset({"proved", "bounded", "held", "valid", "ok"})
+#: What each kind of prove result must say to count as a success: a lemma or a bounded model
+#: check is "proved" (a bound is stated in the table); a seeded mutation must be "refuted".
+LEMMA_OK: dict[str, str] = {"lemma": "proved", "bmc": "proved", "mutation": "refuted"}
+
+
+def lemma_ok(lem: Any) -> bool:
+    kind = str(getattr(lem, "kind", "lemma")).lower()
+    return str(getattr(lem, "status", "")).lower() == LEMMA_OK.get(kind, "proved")
 
 ProgressFactory = Callable[[str, int | None], AbstractContextManager[Any]]
 
@@ -71,8 +77,7 @@ class VerifyReport:
 
     @property
     def lemmas_ok(self) -> bool:
-        return all(str(getattr(lem, "status", "")).lower() in LEMMA_OK
-                   for lem in self.lemmas or [])
+        return all(lemma_ok(lem) for lem in self.lemmas or [])
 
     @property
     def zoo_ok(self) -> bool:
@@ -113,10 +118,11 @@ class VerifyReport:
             for note in s.result.notes:
                 console.print(f"note: {note}", markup=False)
         if self.lemmas is not None:
-            console.print(f"prove: {sum(_lemma_ok(lem) for lem in self.lemmas)}/"
-                          f"{len(self.lemmas)} lemmas proved", markup=False)
+            console.print(f"prove: {sum(lemma_ok(lem) for lem in self.lemmas)}/"
+                          f"{len(self.lemmas)} as expected (lemmas proved, mutations refuted)",
+                          markup=False)
             for lem in self.lemmas:
-                if not _lemma_ok(lem):
+                if not lemma_ok(lem):
                     console.print(f"  NOT PROVED {getattr(lem, 'name', lem)}: "
                                   f"{getattr(lem, 'status', '?')}", markup=False)
         if self.zoo is not None:
@@ -132,10 +138,6 @@ class VerifyReport:
             console.print(f"note: {line}", markup=False)
         console.print(f"{'OK' if self.ok else 'FAILED'}: report written to "
                       f"{self.out / 'index.html'} ({self.seconds:.0f}s)", markup=False)
-
-
-def _lemma_ok(lem: Any) -> bool:
-    return str(getattr(lem, "status", "")).lower() in LEMMA_OK
 
 
 def _lemma_json(lem: Any) -> dict[str, Any]:
@@ -261,7 +263,16 @@ def _run_suites(report: VerifyReport, *, examples: int | None, seed: int | None,
         if threads and result.counterexample is None:
             say(f"concurrent rounds: {system} {spec}")
             try:
-                with bar(f"{system} {spec} (threads)", None) as progress:
+                with bar(f"{system} {spec} (concurrent rounds)", examples) as progress:
+                    runs.fold_result(result, runs.run_rounds_for(
+                        system, target.factory, target_name=spec, examples=examples, seed=seed,
+                        progress=progress))
+            except runs.Unavailable as exc:
+                _note_once(report, str(exc))
+        if threads and result.counterexample is None:
+            say(f"real-thread stress: {system} {spec}")
+            try:
+                with bar(f"{system} {spec} (real threads)", None) as progress:
                     runs.fold_result(result, runs.run_threads_for(
                         system, target.factory, target_name=spec, seed=seed, progress=progress))
             except runs.Unavailable as exc:

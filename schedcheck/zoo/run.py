@@ -7,8 +7,9 @@ For each :class:`~schedcheck.zoo.catalogue.Mutant`:
   30-step program can take a minute); a survivor costs the full example budget;
 * ``kind == "cost"`` -- the scaling check (``check_*_scaling``): killed iff the cost ratio is
   over the threshold;
-* ``kind == "race"`` -- the concurrent rounds (``schedcheck.concurrency.run_stress``); when that
-  is not in this build the row says so and the mutant counts as NOT killed (never a pass).
+* ``kind == "race"`` -- the suite with the concurrent-round rule mixed in
+  (``schedcheck.concurrency.concurrency_bases``; before that lands, the race hunt on its
+  own); when neither is in this build the row says so and the mutant counts as NOT killed.
 
 A row records whether it was killed, the clause that caught it (the counterexample's clause, or
 the first broken one), whether that is the clause the catalogue expected, the examples and the
@@ -89,8 +90,10 @@ def run_mutant(mutant: Mutant, *, examples: int | None = None, seed: int | None 
                        note=str(getattr(scaling, "text", "")))
     if mutant.kind == "race":
         try:
-            outcome = runs.run_threads_for(mutant.system, mutant.factory, target_name=target,
-                                           seed=seed)
+            outcome = runs.run_rounds_for(mutant.system, mutant.factory, target_name=target,
+                                          examples=examples or DEFAULT_ZOO_EXAMPLES,
+                                          seed=ZOO_SEED if seed is None else seed,
+                                          shrink=shrink)
         except runs.Unavailable as exc:
             return KillRow(mutant, False, None, 0, time.perf_counter() - started,
                            note=f"not run: {exc}")
