@@ -1,0 +1,220 @@
+"""The timing wheel's catalogued mistakes: the shipped wheels with ONE mistake put back each.
+
+Each mutant subclasses ``HashedTimingWheel`` (or ``HierarchicalTimingWheel``) and overrides a
+single step, so the mistake is exactly the diff. The first eight are the seed's "common
+mistakes" (seed 004); the rest are extras a careful reviewer has seen in real wheels.
+``tests/impl/test_wheel_mutants_differ.py`` shows each one misbehaving on a hand-written
+scenario; the zoo (``schedcheck zoo``) checks that the differential suite or the scaling
+clause catches each.
+
+The race "cancel flag not re-checked after detach" lives in ``race_mutants`` (it needs two
+threads); the hashed wheel's re-check is ``_still_live(node)``.
+"""
+
+from __future__ import annotations
+
+import time
+
+from schedcheck.contract import require_int
+from schedcheck.impl._wheel_common import Callback, Handle, _BucketArray, ceil_div
+from schedcheck.impl.hashed_wheel import HashedTimingWheel
+from schedcheck.impl.hierarchical_wheel import HierarchicalTimingWheel
+from schedcheck.zoo.catalogue import Mutant, register
+
+__all__ = [
+    "AbsoluteRoundsWheel",
+    "BudgetCountsNonEmptyWheel",
+    "CascadeLevelTooHighWheel",
+    "DropsNotYetDueWheel",
+    "FiresNotYetDueWheel",
+    "FloorDueTickWheel",
+    "ForgottenRoundsWheel",
+    "InlineCallbacksWheel",
+    "MissedTicksIgnoredWheel",
+    "NegativeModuloWheel",
+    "ScanAllTimersWheel",
+    "WallClockWheel",
+]
+
+_SEED = "seed 004: common mistakes"
+_EXTRA = "issue 3: extra"
+
+
+class WallClockWheel(HashedTimingWheel):
+    """schedule_after counts from the wall clock, not from the last ``now`` the wheel saw."""
+
+    def schedule_after(self, delay: int, callback: Callback) -> Handle:
+        require_int(delay, "delay")
+        return self.schedule(int(time.time()) + delay, callback)  # MUTANT: wall-clock time
+
+
+class ForgottenRoundsWheel(HashedTimingWheel):
+    """Remaining rounds are never recorded: a timer fires the first time its bucket comes up."""
+
+    def _rounds_for(self, due: int) -> int:
+        return 0  # MUTANT: (due - cursor) // W forgotten
+
+
+class FiresNotYetDueWheel(HashedTimingWheel):
+    """A node one rotation away, found in the bucket under the cursor, is fired now."""
+
+    def _process_tick(self, k: int, out: list[Handle]) -> None:
+        index = k % self._wheel_size
+        for node in self._buckets.detach(index):
+            if not self._still_live(node):
+                continue
+            if node._rounds > 1:  # MUTANT: "> 0" -- rounds == 1 means "next time round"
+                node._rounds -= 1
+                self._buckets.append(index, node)
+            else:
+                self._fire(node, out)
+
+
+class DropsNotYetDueWheel(HashedTimingWheel):
+    """The bucket under the cursor is detached and only its due nodes survive: not-yet-due
+    nodes are silently dropped (never fired, still counted as pending)."""
+
+    def _process_tick(self, k: int, out: list[Handle]) -> None:
+        index = k % self._wheel_size
+        for node in self._buckets.detach(index):
+            if not self._still_live(node):
+                continue
+            if node._rounds == 0:
+                self._fire(node, out)
+            # MUTANT: rounds > 0 -- not re-linked, silently lost
+
+
+class InlineCallbacksWheel(HashedTimingWheel):
+    """With an executor, callbacks still run on the thread that calls advance()."""
+
+    def _dispatch(self, fired: list[Handle]) -> None:
+        for node in fired:
+            self._runner(node)()  # MUTANT: called inline instead of executor.submit
+
+
+class ScanAllTimersWheel(HashedTimingWheel):
+    """Every tick walks every timer (a flat array scan), empty ticks included: correct
+    answers, O(all timers) per tick."""
+
+    def _process(self, first: int, last: int, out: list[Handle]) -> int:
+        for k in range(first, last + 1):
+            for index in range(self._wheel_size):  # MUTANT: scan every bucket, every tick
+                for node in self._buckets.iter_bucket(index):
+                    if node._due == k and node._rounds != 0:  # never true: the scan's check
+                        raise AssertionError(f"{node!r} due at {k} with rounds left")
+            self._process_tick(k, out)
+        return last + 1
+
+
+class MissedTicksIgnoredWheel(HashedTimingWheel):
+    """advance() processes only the tick of ``now``: the ticks in between are skipped."""
+
+    def _process(self, first: int, last: int, out: list[Handle]) -> int:
+        if self._buckets.counts[last % self._wheel_size]:
+            self._process_tick(last, out)  # MUTANT: first..last-1 never visited
+        return last + 1
+
+
+class NegativeModuloWheel(HashedTimingWheel):
+    """A past deadline's negative tick offset is taken modulo the wheel size: it lands in a
+    future bucket instead of the current one."""
+
+    def _due_tick_for(self, deadline: int) -> int:
+        ticks = ceil_div(deadline, self._tick) - self._cursor
+        return self._cursor + ticks % self._wheel_size if ticks < 0 else self._cursor + ticks
+
+
+class AbsoluteRoundsWheel(HashedTimingWheel):
+    """Rounds are computed from the absolute due tick instead of from the cursor."""
+
+    def _rounds_for(self, due: int) -> int:
+        return due // self._wheel_size  # MUTANT: (due - cursor) // W
+
+
+class FloorDueTickWheel(HashedTimingWheel):
+    """The due tick is rounded down (floor) instead of up: a timer fires up to a tick early."""
+
+    def _due_tick_for(self, deadline: int) -> int:
+        return max(deadline // self._tick, self._cursor)  # MUTANT: ceil
+
+
+class CascadeLevelTooHighWheel(HierarchicalTimingWheel):
+    """The level test compares the delay with a level's slot width instead of its span:
+    every timer goes one level too high, and one whose slot has already started waits a full
+    rotation of that level before it cascades."""
+
+    def _level_for(self, delta: int) -> int:
+        level = 0
+        while delta >= self._spans[level]:  # MUTANT: "* self._base" missing
+            level += 1
+            if level == len(self._levels):
+                self._levels.append(_BucketArray(self._base))
+                self._spans.append(self._spans[-1] * self._base)
+        return level
+
+
+class BudgetCountsNonEmptyWheel(HashedTimingWheel):
+    """max_catchup_ticks counts only the non-empty buckets visited, not every tick."""
+
+    def _window_end(self, now_tick: int) -> int:
+        return now_tick  # MUTANT: the budget is applied in _process, to visits only
+
+    def _process(self, first: int, last: int, out: list[Handle]) -> int:
+        budget = self._max_catchup_ticks
+        k = first
+        while k <= last:
+            distance = self._buckets.distance_to_next(k % self._wheel_size)
+            if distance < 0 or k + distance > last:
+                break
+            if budget is not None:
+                if budget == 0:
+                    return k
+                budget -= 1
+            k += distance
+            self._process_tick(k, out)
+            k += 1
+        return last + 1
+
+
+for _mutant in (
+    Mutant("wheel-wall-clock", "wheel",
+           "Using wall-clock time for relative delays: schedule_after counts from time.time() "
+           "instead of the last now the wheel saw", _SEED, "W2", WallClockWheel),
+    Mutant("wheel-forgotten-rounds", "wheel",
+           "Forgetting remainingRounds, so a task fires on the first rotation", _SEED,
+           "W-INV-EARLY", ForgottenRoundsWheel),
+    Mutant("wheel-fires-not-yet-due", "wheel",
+           "Executing a not-yet-due task in the current bucket: a timer one rotation away "
+           "fires when its bucket is under the cursor", _SEED, "W-INV-EARLY",
+           FiresNotYetDueWheel),
+    Mutant("wheel-drops-not-yet-due", "wheel",
+           "Silently dropping a not-yet-due task in the current bucket: the bucket is detached "
+           "and its nodes with rounds left are never re-linked", _SEED, "W2",
+           DropsNotYetDueWheel),
+    Mutant("wheel-inline-callbacks", "wheel",
+           "Running user callbacks synchronously on the tick thread although an executor was "
+           "given", _SEED, "W3", InlineCallbacksWheel),
+    Mutant("wheel-scan-all-timers", "wheel",
+           "Scanning a fixed array of every task on every tick, losing sparse efficiency",
+           _SEED, "W-COST", ScanAllTimersWheel, kind="cost"),
+    Mutant("wheel-missed-ticks-ignored", "wheel",
+           "Ignoring missed ticks: advance processes only the tick of now, skipping the ones "
+           "in between", _SEED, "W2", MissedTicksIgnoredWheel),
+    Mutant("wheel-negative-modulo", "wheel",
+           "A deadline earlier than now converted with negative modulo into an arbitrary "
+           "future bucket instead of 'the next available tick'", _SEED, "W2",
+           NegativeModuloWheel),
+    Mutant("wheel-absolute-rounds", "wheel",
+           "Rounds computed from the absolute tick (due // W) instead of from the cursor",
+           _EXTRA, "W2", AbsoluteRoundsWheel),
+    Mutant("wheel-floor-due-tick", "wheel",
+           "Off by one: the due tick is floor(deadline / tick) instead of the ceiling",
+           _EXTRA, "W-INV-EARLY", FloorDueTickWheel),
+    Mutant("wheel-hier-level-too-high", "wheel",
+           "Hierarchical cascade off by one level: a timer is placed one level too high and "
+           "waits a full rotation of that level", _EXTRA, "W2", CascadeLevelTooHighWheel),
+    Mutant("wheel-budget-nonempty-ticks", "wheel",
+           "max_catchup_ticks counts only the non-empty ticks visited, not every tick",
+           _EXTRA, "W1", BudgetCountsNonEmptyWheel),
+):
+    register(_mutant)
