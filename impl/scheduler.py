@@ -1,22 +1,26 @@
 """The production task scheduler (CONTRACT.md Part 1): indegree counts, reverse edges, a heap.
 
 Data structure. One slotted ``_Rec`` per task id holds its *current* generation: state,
-generation, submission stamp ``seq``, its deps as records (required, then optional), the
+generation, submission stamp ``seq``, its deps as records (required list, optional tuple), the
 ``waiting`` count (required deps not SUCCEEDED + optional deps not terminal; kept exact only
 while the task is PENDING/READY: a task in any other state is re-counted when resubmitted) and
-its reverse edges ``dependents`` / ``odependents`` (dicts used as ordered sets of records). A
-dependency named before it is submitted gets a *ghost* record (generation 0, in ``_ghosts``)
-so that edges always join records; ``_unknown_refs`` counts edges that end at a ghost.
-The ready queue is a heapq of ``(seq, rec)`` with lazy deletion: an entry is live iff
-``rec.state is READY and rec.seq == seq``; ``rec.qseq`` is the stamp of the entry the record
-has in the heap (0: none), so a READY -> PENDING -> READY move reuses its entry instead of
-pushing a duplicate. ``_stale`` counts dead entries; the bound ``_stale <= live + _SLACK`` is
-restored by compaction and asserted by check_invariants().
+its reverse edges: ``dependents`` (a list, one entry per occurrence in the dependent's deps:
+a fast-path submit does not de-duplicate, it links and counts a repeated dep twice, which
+releases it exactly like once) and ``odependents`` (optional edges, a dict, usually None).
+A dependency named before it is submitted gets a *ghost* record (generation 0, in
+``_ghosts``) so that edges always join records; ``_unknown_refs`` counts edges ending at one.
+The ready queue is a heapq of bare int stamps (cheap to compare, not tracked by the garbage
+collector); ``_queued`` maps each stamp in the heap to its record. Lazy deletion: an entry is
+live iff ``rec.state is READY and rec.seq == seq``; a READY -> PENDING -> READY move finds
+its entry and reuses it. ``_stale`` counts dead entries; the bound ``_stale <= live + _SLACK``
+is restored by compaction and asserted by check_invariants().
 
 Costs (contract "Costs"). submit O(deps); start() O(V+E) (skipped to O(1) when every edge
 points to an earlier stamp: then the graph is acyclic by construction); ready() O(k log V);
 complete() touches the direct dependents only; fail()/cancel() touch what they block (plus
-optional dependents); resubmit O(old deps + new deps + dependents); an incremental cycle check
+optional dependents); resubmit O(new deps + dependents + the in-degree of each old dep, as
+``list.remove`` unlinks it: lists keep submit and complete fast, and resubmits are rare); an
+incremental cycle check
 after start() searches only the dependents reachable from the resubmitted task. Only start(),
 close() and the diagnostics (metrics, snapshot, check_invariants) visit tasks they don't change.
 
@@ -69,7 +73,8 @@ _SLACK = 64
 #: Every possible Reply, built once (the hot paths allocate none).
 _REPLY = {(o, s): Reply(o, s) for o in Outcome for s in TaskState}
 _APPLIED_OK = _REPLY[Outcome.APPLIED, OK]
-_new_claim = Claim._make
+_tuple_new = tuple.__new__
+_NO_RECS: list[Any] = []  # shared, never mutated: the deps of a record without deps
 _LOCK_FACTORY: Callable[[], Any] = threading.Lock
 
 
@@ -96,14 +101,14 @@ class SchedulerMetrics:
 
 class _Rec:
     __slots__ = ("cause", "dependents", "deps", "error", "fn", "gen", "odependents", "opt",
-                 "optional_failed", "qseq", "requested", "seq", "state", "t_claim", "t_ready",
-                 "task_id", "waiting")
+                 "optional_failed", "requested", "seq", "state", "t", "task_id",
+                 "waiting")
 
     def __init__(self, task_id: Any) -> None:
         self.task_id = task_id  #: the id
         self.gen = 0  #: current generation; 0 for a ghost (named as a dep, never submitted)
         self.seq = 0  #: submission stamp of the current generation (model D1)
-        self.deps: tuple[_Rec, ...] = ()  #: required deps, first-occurrence order
+        self.deps: list[_Rec] = _NO_RECS  #: required deps in order (never mutated in place)
         self.opt: tuple[_Rec, ...] = ()  #: optional deps, disjoint from deps
         self.fn: Callable[..., Any] | None = None
         self.state = P  #: TaskState of the current generation (a ghost stays PENDING)
@@ -112,11 +117,15 @@ class _Rec:
         self.requested = False  #: a cancel was requested while this generation ran
         self.optional_failed: tuple[Any, ...] = ()  #: frozen at the claim (model D6)
         self.waiting = 0  #: outstanding deps; exact while PENDING/READY, 0 iff READY
-        self.dependents: dict[_Rec, None] = {}  #: records whose current deps include self
+        #: records whose current deps include self, once per occurrence in their deps
+        self.dependents: list[_Rec] = []
         self.odependents: dict[_Rec, None] | None = None  #: same, optional edges
-        self.qseq = 0  #: stamp of this record's entry in the heap, 0 if none
-        self.t_ready = 0.0  #: clock when it became READY
-        self.t_claim = 0.0  #: clock when claimed
+        self.t = 0.0  #: clock when it became READY, then when it was claimed
+
+
+def _ids(recs: Iterable[_Rec]) -> tuple[Any, ...]:
+    """The ids of ``recs`` in order, repeats dropped (a fast-path submit keeps repeats)."""
+    return tuple(dict.fromkeys(r.task_id for r in recs))
 
 
 def _bad_deps(value: object, name: str, task_id: Any) -> TypeError:
@@ -127,8 +136,14 @@ def _bad_deps(value: object, name: str, task_id: Any) -> TypeError:
 
 def _parse(value: Any, name: str, task_id: Any) -> tuple[Any, ...]:
     """Rule 1: any iterable of hashables except str/bytes/None; repeats count once."""
-    if value.__class__ is tuple and not value:
-        return ()
+    cls = value.__class__
+    if (cls is tuple or cls is list) and len(value) < 2:
+        if value:
+            try:
+                hash(value[0])
+            except TypeError:
+                require_hashable(value[0], f"a dependency of {task_id!r}")
+        return tuple(value)
     if value is None or isinstance(value, (str, bytes, bytearray)):
         raise _bad_deps(value, name, task_id)
     if value.__class__ is not list and value.__class__ is not tuple:
@@ -158,7 +173,8 @@ class Scheduler:
         self._seq = 0
         self._started = False
         self._closed = False
-        self._heap: list[tuple[int, _Rec]] = []
+        self._heap: list[int] = []  # submission stamps, a heapq
+        self._queued: dict[int, _Rec] = {}  # stamp -> record, for every stamp in the heap
         self._stale = 0  # heap entries that are not live
         self._running = 0
         self._m = SchedulerMetrics()
@@ -177,21 +193,19 @@ class Scheduler:
     def _push(self, rec: _Rec) -> None:
         """rec just became READY."""
         rec.state = R
-        if rec.qseq == rec.seq:
+        seq = rec.seq
+        if seq in self._queued:
             self._stale -= 1  # its old entry (READY -> PENDING -> READY) is live again
         else:
-            rec.qseq = rec.seq
-            heappush(self._heap, (rec.seq, rec))
+            self._queued[seq] = rec
+            heappush(self._heap, seq)
 
     def _compact(self) -> None:
         """Restore the bound ``stale <= live + _SLACK`` (reached by
-        tests/impl/test_scheduler_impl.py::test_ready_queue_compacts_stale_entries)."""
-        live = []
-        for seq, rec in self._heap:
-            if rec.state is R and rec.seq == seq:
-                live.append((seq, rec))
-            elif rec.qseq == seq:
-                rec.qseq = 0
+        tests/impl/test_scheduler_impl.py::test_queue_compacts_stale_entries)."""
+        q = self._queued
+        live = [seq for seq in self._heap if q[seq].state is R and q[seq].seq == seq]
+        self._queued = {seq: q[seq] for seq in live}
         heapify(live)
         self._heap, self._stale = live, 0
         self._m.compactions += 1
@@ -209,7 +223,7 @@ class Scheduler:
                 if d.state is P:
                     d.waiting -= 1
                     if not d.waiting:
-                        d.t_ready = self._clock()
+                        d.t = self._clock()
                         self._push(d)
 
     def _block(self, root: _Rec, cause: Cause, *, release_root: bool = True) -> None:
@@ -235,6 +249,22 @@ class Scheduler:
                fn: Callable[..., Any] | None = None, *,
                optional: Iterable[Hashable] = ()) -> int:
         """Rules 1 and 7: a task, or a new generation of one. Returns the generation."""
+        cls = deps.__class__
+        if ((cls is list or cls is tuple) and optional.__class__ is tuple and not optional
+                and (fn is None or callable(fn))):
+            with self._lock:
+                tasks = self._tasks
+                try:
+                    if task_id not in tasks and not self._closed:
+                        got = list(map(tasks.get, deps))  # TypeError before any change
+                        if not self._started or (None not in got and task_id not in deps):
+                            return self._submit_new(task_id, deps, got, fn)
+                except TypeError:
+                    pass  # the general path names the unhashable value
+        return self._submit(task_id, deps, fn, optional)
+
+    def _submit(self, task_id: Any, deps: Iterable[Any], fn: Callable[..., Any] | None,
+                optional: Iterable[Any]) -> int:
         try:
             hash(task_id)
         except TypeError:
@@ -263,6 +293,56 @@ class Scheduler:
             self._settle_new(rec)
             self._check_bound()
             return rec.gen
+
+    def _submit_new(self, task_id: Any, deps: Any,
+                    got: list[_Rec | None], fn: Callable[..., Any] | None) -> int:
+        """The hot path of submit(): a first submit of a valid task without optional deps.
+        ``got`` holds each dep's record (None: not submitted); repeats are dropped here."""
+        tasks = self._tasks
+        rec = self._ghosts.pop(task_id, None) if self._ghosts else None
+        if rec is None:
+            rec = _Rec(task_id)
+        else:
+            self._unknown_refs -= len(rec.dependents) + len(rec.odependents or ())
+        tasks[task_id] = rec
+        self._seq = seq = self._seq + 1
+        rec.gen, rec.seq, rec.fn = 1, seq, fn
+        waiting = 0
+        cause = None
+        i = -1
+        for dep in got:  # a repeated dep is linked (and counted) once per occurrence
+            i += 1
+            if dep is None:
+                dep_id = deps[i]
+                if dep_id == task_id:  # a self-dependency: start() reports the cycle
+                    dep = rec
+                else:  # named before it is submitted
+                    dep = self._ghosts.get(dep_id)
+                    if dep is None:
+                        dep = self._ghosts[dep_id] = _Rec(dep_id)
+                got[i] = dep
+                self._maybe_cyclic = True
+            dep.dependents.append(rec)
+            st = dep.state
+            if st is not OK:
+                waiting += 1
+                if not dep.gen:
+                    self._unknown_refs += 1
+                elif cause is None and (st is FAIL or st is BLK or st is CAN):
+                    cause = Cause("failed", dep.task_id, dep.gen) if st is FAIL else dep.cause
+        rec.deps = got  # type: ignore[assignment]  # no None left
+        rec.waiting = waiting
+        if cause is not None:
+            rec.state, rec.cause = BLK, cause
+            self._m.blocked += 1
+            self._block(rec, cause)
+            self._check_bound()
+        elif not waiting:
+            rec.t = self._clock()
+            rec.state = R
+            self._queued[seq] = rec
+            heappush(self._heap, seq)
+        return 1
 
     def _validate(self, task_id: Any, rec: _Rec | None, new: tuple[Any, ...]) -> None:
         """Rule 7 after start: known deps (or itself); no cycle through a new edge. A new edge
@@ -307,10 +387,12 @@ class Scheduler:
         else:
             old = rec.state
             for d in rec.deps:
-                self._unlink(d, rec, d.dependents)
+                d.dependents.remove(rec)  # O(in-degree of d): see the module comment
+                self._unlinked(d)
             for d in rec.opt:
                 assert d.odependents is not None
-                self._unlink(d, rec, d.odependents)
+                del d.odependents[rec]
+                self._unlinked(d)
             if old is R:
                 self._stale += 1
             if rec.dependents or rec.odependents:
@@ -332,13 +414,12 @@ class Scheduler:
         self._seq += 1
         rec.gen += 1
         rec.seq = self._seq
-        rec.deps = rec.opt = ()
+        rec.deps, rec.opt = _NO_RECS, ()
         rec.fn = rec.cause = rec.error = None
         rec.state, rec.requested, rec.optional_failed, rec.waiting = P, False, (), 0
         return rec
 
-    def _unlink(self, dep: _Rec, rec: _Rec, rev: dict[_Rec, None]) -> None:
-        del rev[rec]
+    def _unlinked(self, dep: _Rec) -> None:
         if not dep.gen:
             self._unknown_refs -= 1
             if not dep.dependents and not dep.odependents:
@@ -364,11 +445,11 @@ class Scheduler:
         deps = []
         for dep_id in req:
             dep = self._link(dep_id, rec)
-            dep.dependents[rec] = None
+            dep.dependents.append(rec)
             deps.append(dep)
             if dep.state is not OK:
                 waiting += 1
-        rec.deps = tuple(deps)
+        rec.deps = deps
         if opt:
             odeps = []
             for dep_id in opt:
@@ -400,7 +481,7 @@ class Scheduler:
 
     def _settle_new(self, rec: _Rec) -> None:
         if rec.state is P and not rec.waiting:
-            rec.t_ready = self._clock()
+            rec.t = self._clock()
             self._push(rec)
 
     # ---- rule 2: start -------------------------------------------------------------------
@@ -413,7 +494,7 @@ class Scheduler:
                 return
             if self._unknown_refs:
                 for rec in sorted(self._tasks.values(), key=lambda r: r.seq):
-                    missing = [d.task_id for d in rec.deps + rec.opt if not d.gen]
+                    missing = [d for d in _ids(rec.deps) + _ids(rec.opt) if d in self._ghosts]
                     if missing:
                         raise UnknownDependencyError(rec.task_id, missing)
             if self._maybe_cyclic:
@@ -461,7 +542,7 @@ class Scheduler:
             n = self.max_concurrency - self._running
             if limit is not None and limit < n:
                 n = limit
-            heap = self._heap
+            heap, queued = self._heap, self._queued
             out: list[Claim] = []
             if n <= 0 or not heap:
                 return out
@@ -469,23 +550,25 @@ class Scheduler:
             m = self._m
             wait_total, wait_max = m.ready_wait_total, m.ready_wait_max
             stale = 0
+            pop, qpop, append, claim = heappop, queued.pop, out.append, Claim
+            ready_state, run_state = R, RUN
             while heap:
-                seq, rec = heappop(heap)
-                if rec.qseq == seq:
-                    rec.qseq = 0
-                if rec.state is not R or rec.seq != seq:
+                seq = pop(heap)
+                rec = qpop(seq)
+                if rec.state is not ready_state or rec.seq != seq:
                     stale += 1
                     continue
-                rec.state = RUN
-                rec.t_claim = now
-                w = now - rec.t_ready
+                rec.state = run_state
+                w = now - rec.t
+                rec.t = now
                 wait_total += w
                 if w > wait_max:
                     wait_max = w
                 if rec.opt:
                     rec.optional_failed = tuple(d.task_id for d in rec.opt if d.state in DEAD)
-                out.append(_new_claim((rec.task_id, rec.gen, rec.fn)))
-                if len(out) == n:
+                append(_tuple_new(claim, (rec.task_id, rec.gen, rec.fn)))
+                n -= 1
+                if not n:
                     break
             k = len(out)
             self._stale -= stale
@@ -509,7 +592,7 @@ class Scheduler:
     def _ran(self, rec: _Rec) -> None:
         self._running -= 1
         m = self._m
-        d = self._clock() - rec.t_claim
+        d = self._clock() - rec.t
         m.run_count += 1
         m.run_total += d
         if d > m.run_max:
@@ -520,37 +603,47 @@ class Scheduler:
         if generation.__class__ is not int:
             require_int(generation, "generation")
         with self._lock:
-            rec = self._get(task_id)
-            if generation != rec.gen:
-                return self._reply(Outcome.STALE, rec.state)
-            st = rec.state
-            if st is not RUN:
-                return self._reply(Outcome.DUPLICATE if st is OK else Outcome.REJECTED, st)
+            try:
+                rec = self._tasks.get(task_id)
+            except TypeError:
+                require_hashable(task_id, "task_id")
+                raise
+            if rec is None or generation != rec.gen or rec.state is not RUN:
+                return self._complete_other(task_id, generation, rec)
             rec.state = OK
             self._running -= 1
             now = self._clock()
             m = self._m
-            d = now - rec.t_claim
+            d = now - rec.t
             m.run_count += 1
             m.run_total += d
             if d > m.run_max:
                 m.run_max = d
-            heap = self._heap
+            heap, queued = self._heap, self._queued
             for dep in rec.dependents:
                 if dep.state is P:
                     w = dep.waiting - 1
                     dep.waiting = w
                     if not w:
                         dep.state = R
-                        dep.t_ready = now
-                        if dep.qseq == dep.seq:
+                        dep.t = now
+                        seq = dep.seq
+                        if seq in queued:
                             self._stale -= 1
                         else:
-                            dep.qseq = dep.seq
-                            heappush(heap, (dep.seq, dep))
+                            queued[seq] = dep
+                            heappush(heap, seq)
             if rec.odependents:
                 self._opt_release(rec)
             return _APPLIED_OK
+
+    def _complete_other(self, task_id: Any, generation: int, rec: _Rec | None) -> Reply:
+        if rec is None:
+            rec = self._get(task_id)
+        if generation != rec.gen:
+            return self._reply(Outcome.STALE, rec.state)
+        st = rec.state
+        return self._reply(Outcome.DUPLICATE if st is OK else Outcome.REJECTED, st)
 
     def fail(self, task_id: Hashable, generation: int, error: Any = None) -> Reply:
         """Rule 5: RUNNING -> FAILED (CANCELLED after a request); dependents BLOCKED."""
@@ -617,9 +710,7 @@ class Scheduler:
                          key=lambda r: r.seq)
             for r in hit:
                 r.state, r.cause = CAN, Cause("shutdown", r.task_id, r.gen)
-            for _, r in self._heap:
-                r.qseq = 0
-            self._heap, self._stale = [], 0
+            self._heap, self._queued, self._stale = [], {}, 0
             return [r.task_id for r in hit]
 
     # ---- queries -------------------------------------------------------------------------
@@ -637,7 +728,7 @@ class Scheduler:
 
     def deps_of(self, task_id: Hashable) -> tuple[Any, ...]:
         with self._lock:
-            return tuple(d.task_id for d in self._get(task_id).deps)
+            return _ids(self._get(task_id).deps)
 
     def optional_of(self, task_id: Hashable) -> tuple[Any, ...]:
         with self._lock:
@@ -670,8 +761,8 @@ class Scheduler:
             if self._started:
                 self._validate(task_id, rec, (dep,))
             d = self._link(dep, rec)
-            d.dependents[rec] = None
-            rec.deps = (*rec.deps, d)
+            d.dependents.append(rec)
+            rec.deps = [*rec.deps, d]
             if d.state in DEAD:
                 if st is R:
                     self._stale += 1
@@ -706,7 +797,7 @@ class Scheduler:
                         chosen[d] = None
                         stack.append(d)
             batch = sorted(chosen, key=lambda r: r.seq)
-            plan = [(r, tuple(d.task_id for d in r.deps), tuple(d.task_id for d in r.opt), r.fn)
+            plan = [(r, _ids(r.deps), _ids(r.opt), r.fn)
                     for r in batch]
             for r, req, opt, fn in plan:  # all new generations exist, PENDING, with edges
                 self._detach(r.task_id)
@@ -738,7 +829,7 @@ class Scheduler:
                     hash(err)
                 except TypeError:
                     err = repr(err)
-                rows.append((r.task_id, r.gen, r.seq, tuple(d.task_id for d in r.deps),
+                rows.append((r.task_id, r.gen, r.seq, _ids(r.deps),
                              tuple(d.task_id for d in r.opt), r.fn, r.state, r.cause, err,
                              r.requested, r.optional_failed))
             return (self.max_concurrency, self._started, self._closed, self._seq, tuple(rows))
@@ -785,7 +876,7 @@ class Scheduler:
                 assert not self._closed, f"{who} :: {r.state.name} after close()"
             if r.state is R:
                 live += 1
-                assert r.qseq == r.seq, f"{who} :: READY without its heap entry"
+                assert self._queued.get(r.seq) is r, f"{who} :: READY without its heap entry"
             if r.state is BLK:
                 assert r.cause is not None and r.cause.kind in ("failed", "cancelled"), (
                     f"{who} :: BLOCKED with cause {r.cause!r}")
@@ -799,9 +890,10 @@ class Scheduler:
         assert running == self._running, f"running={self._running}, recount {running}"
         assert running <= self.max_concurrency, (
             f"{running} RUNNING > max_concurrency {self.max_concurrency}")
-        entries = {(seq, id(r)) for seq, r in self._heap}
-        assert len(entries) == len(self._heap), "duplicate ready-queue entries"
-        valid = sum(1 for seq, r in self._heap if r.state is R and r.seq == seq)
+        q = self._queued
+        assert len(set(self._heap)) == len(self._heap) == len(q) and set(q) == set(self._heap), (
+            "ready queue and its stamp index disagree")
+        valid = sum(1 for seq, r in q.items() if r.state is R and r.seq == seq)
         assert valid == live, f"{live} READY tasks but {valid} live heap entries"
         assert self._stale == len(self._heap) - live, (
             f"stale={self._stale}, recount {len(self._heap) - live}")
