@@ -189,7 +189,10 @@ class Runner:
                         return
                 if claims and len(self._inflight) < self.workers:
                     continue  # maybe more to claim right away
-                self._cv.wait_for(lambda seen=seen: self._wakeups != seen or self._stopping)
+                self._cv.wait_for(self._changed_since(seen))
+
+    def _changed_since(self, seen: int) -> Callable[[], bool]:
+        return lambda: self._wakeups != seen or self._stopping
 
     def _execute(self, claim: Claim) -> None:
         """A worker: run the function, report with the claim's generation (rules 4-6)."""
