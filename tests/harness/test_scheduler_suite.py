@@ -249,8 +249,8 @@ def test_a_target_that_cannot_be_built_is_a_counterexample_not_a_crash() -> None
 
 
 def test_one_seed_yields_one_trace() -> None:
-    first = run_scheduler_suite(NoGenerationCheck, examples=60, seed=11)
-    second = run_scheduler_suite(NoGenerationCheck, examples=60, seed=11)
+    first = run_scheduler_suite(ShortCycle, examples=KILL_EXAMPLES, seed=11)
+    second = run_scheduler_suite(ShortCycle, examples=KILL_EXAMPLES, seed=11)
     assert first.counterexample is not None and second.counterexample is not None
     assert [s.code for s in first.counterexample.steps] == [
         s.code for s in second.counterexample.steps]
