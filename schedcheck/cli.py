@@ -251,7 +251,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
                             status=_status_printer(show_progress),
                             progress_factory=(lambda label, total: progress_display(
                                 label, total, show_progress)),
-                            skip=set(args.skip or ()))
+                            skip=set(args.skip or ()), zoo_only=args.zoo_only,
+                            shrink_showcase=not args.no_shrink)
+    except KeyError as exc:
+        return _unusable(str(exc.args[0]) if exc.args else str(exc))
     except SchedcheckInternalError as exc:
         return _unusable(f"internal error -- a bug in schedcheck: {exc}")
     if args.json:
@@ -323,6 +326,10 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--seed", type=int, metavar="S")
     verify.add_argument("--skip", nargs="+", choices=("suites", "threads", "prove", "zoo"),
                         help="leave parts out (they are reported as skipped, not passed)")
+    verify.add_argument("--no-shrink", action="store_true",
+                        help="picture the zoo's first counterexamples as found (faster)")
+    verify.add_argument("--zoo-only", nargs="+", metavar="NAME",
+                        help="only these zoo entries (the rest are reported as skipped)")
     verify.add_argument("--json", action="store_true")
     verify.set_defaults(run=cmd_verify)
     return parser

@@ -161,6 +161,8 @@ def run_verify(
     status: Callable[[str], None] | None = None,
     progress_factory: ProgressFactory | None = None,
     skip: set[str] | None = None,
+    zoo_only: list[str] | None = None,
+    shrink_showcase: bool = True,
 ) -> VerifyReport:
     skip = skip or set()
     say = status or (lambda line: None)
@@ -170,7 +172,7 @@ def run_verify(
     report = VerifyReport(out)
     with runs.LogCapture() as logs:
         _run_parts(report, examples=examples, zoo_examples=zoo_examples, seed=seed, say=say,
-                   bar=bar, skip=skip)
+                   bar=bar, skip=skip, zoo_only=zoo_only, shrink_showcase=shrink_showcase)
     if logs.write(out / "log.txt"):
         report.notes.append(f"{logs.count} log records (targets, model, mutants) are in "
                             "log.txt; the suites provoke executor rejections on purpose")
@@ -185,7 +187,8 @@ def run_verify(
 
 def _run_parts(report: VerifyReport, *, examples: int | None, zoo_examples: int | None,
                seed: int | None, say: Callable[[str], None], bar: ProgressFactory,
-               skip: set[str]) -> None:
+               skip: set[str], zoo_only: list[str] | None,
+               shrink_showcase: bool = True) -> None:
 
     if "suites" in skip:
         report.skipped.append("the differential suites")
@@ -215,26 +218,32 @@ def _run_parts(report: VerifyReport, *, examples: int | None, zoo_examples: int 
         report.skipped.append("the zoo")
     else:
 
-        _run_zoo(report, zoo_examples=zoo_examples, seed=seed, say=say)
+        _run_zoo(report, zoo_examples=zoo_examples, seed=seed, say=say, only=zoo_only,
+                 shrink=shrink_showcase)
+        if zoo_only:
+            report.skipped.append(f"zoo entries other than {', '.join(zoo_only)}")
 
 
 def _run_zoo(report: VerifyReport, *, zoo_examples: int | None, seed: int | None,
-             say: Callable[[str], None]) -> None:
+             say: Callable[[str], None], only: list[str] | None = None,
+             shrink: bool = True) -> None:
     """The zoo, unshrunk (fast kills); then the showcase entries again with shrinking, so
     that the pictures on the page are of minimal counterexamples."""
     from schedcheck.report.html import choose_showcase
     from schedcheck.zoo.run import run_mutant, run_zoo
 
-    report.zoo = run_zoo(examples=zoo_examples, seed=seed, status=say)
+    report.zoo = run_zoo(examples=zoo_examples, seed=seed, status=say, only=only)
     if not report.zoo:
         report.unavailable.append("the zoo (the mutant catalogue is empty)")
     for row in choose_showcase(report.zoo):
+        report.showcase.append(row.mutant.name)
+        if not shrink:
+            continue
         say(f"zoo showcase: shrinking the counterexample of {row.mutant.name}")
         again = run_mutant(row.mutant, examples=zoo_examples, seed=seed, shrink=True)
         if again.result is not None and again.result.counterexample is not None:
             row.result = again.result
             row.clause = again.clause
-        report.showcase.append(row.mutant.name)
     for row in report.zoo:
         if row.result is not None and row.result.counterexample is not None:
             folder = report.out / "zoo" / row.mutant.name
