@@ -167,6 +167,17 @@ def _visits_are_w_apart() -> Sequence[Query]:
     return _q([w >= 1, v < t, t < v + w, multiple_is_zero(k, w)], t % w != v % w)
 
 
+def _rounds_track_the_cursor() -> Sequence[Query]:
+    # the stored rounds equal (due - cursor) // W at every cursor: moving the cursor from k to
+    # k + 1 (k < due) lowers the formula by one exactly when tick k visits the timer's bucket
+    w, d, k = ints("W due k")
+    step = z3.If(k % w == d % w, 1, 0)
+    q = floor_div(d - k, w) - floor_div(d - k - 1, w)
+    return _q([w >= 1, k < d, multiple_is_zero(floor_div(d, w) - floor_div(k, w)
+                                               - floor_div(d - k, w), w),
+               multiple_is_zero(q - step, w)], q == step)
+
+
 def _never_early() -> Sequence[Query]:
     tick, c, deadline, now = ints("tick cursor deadline now")
     due = contract_due(deadline, tick, c)
@@ -418,6 +429,9 @@ LEMMAS: tuple[Lemma, ...] = (
            _first_visit_is_first),
     _lemma("wheel-visits-w-apart", "WI4: two visits of one bucket are exactly W ticks apart",
            _visits_are_w_apart),
+    _lemma("wheel-rounds-track-cursor", "WI4: moving the cursor past tick k lowers "
+           "(due-k)//W by one iff k visits the bucket (stored rounds stay exact)",
+           _rounds_track_the_cursor),
     _lemma("wheel-never-early", "WI2: due*tick >= deadline and a processed tick is <= now",
            _never_early),
     _lemma("wheel-late-under-one-tick", "WI3: advancing at every boundary, a timer fires "
