@@ -190,6 +190,12 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_prove(args: argparse.Namespace) -> int:
+    return run_prove(list(args.rest))
+
+
+def run_prove(argv: list[str]) -> int:
+    """``schedcheck prove ARGS`` -> ``schedcheck.specs.prove.main(ARGS)`` (its own options:
+    ``--timeout-ms``, ``--only``, ``--json``, ``--plain``, ``--help``)."""
     try:
         prove = importlib.import_module("schedcheck.specs.prove")
     except ModuleNotFoundError as exc:
@@ -201,7 +207,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
     if not callable(main_fn):
         return _unusable("`schedcheck prove` is not available in this build "
                          "(schedcheck.specs.prove has no main())")
-    status = main_fn(list(args.rest))
+    status = main_fn(argv)
     return int(status or 0)
 
 
@@ -336,8 +342,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    raw = list(argv) if argv is not None else sys.argv[1:]
+    if raw[:1] == ["prove"]:  # every option after `prove` belongs to specs.prove
+        return run_prove(raw[1:])
     parser = build_parser()
-    args = parser.parse_args(list(argv) if argv is not None else None)
+    args = parser.parse_args(raw)
     run: Callable[[argparse.Namespace], int] = args.run
     try:
         return run(args)
