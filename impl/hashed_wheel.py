@@ -50,8 +50,20 @@ class HashedTimingWheel(_WheelBase):
         return (due - self._cursor) // self._wheel_size
 
     def _insert(self, node: Handle) -> None:
-        node._rounds = self._rounds_for(node._due)
-        self._buckets.append(node._due % self._wheel_size, node)
+        due = node._due
+        node._rounds = self._rounds_for(due)
+        # _BucketArray.append, inlined (the hot path of schedule)
+        buckets = self._buckets
+        index = due % self._wheel_size
+        head = buckets.heads[index]
+        tail = head._prev
+        node._prev = tail
+        node._next = head
+        tail._next = head._prev = node
+        node._home = buckets
+        node._bucket = index
+        if tail is head:
+            buckets.occ[index] = 1
 
     def _process(self, first: int, last: int, out: list[Handle]) -> int:
         """Visit the non-empty buckets of ticks first..last in order (bitmap skip), jumping
@@ -99,14 +111,20 @@ class HashedTimingWheel(_WheelBase):
     def _process_tick(self, k: int, out: list[Handle]) -> None:
         """The seed's loop body: detach bucket k % W, skip cancelled, re-link rounds > 0."""
         index = k % self._wheel_size
-        for node in self._buckets.detach(index):
-            if not self._still_live(node):
+        buckets = self._buckets
+        still_live = self._still_live
+        fired = 0
+        for node in buckets.detach(index):
+            if not still_live(node):
                 continue
             if node._rounds > 0:
                 node._rounds -= 1
-                self._buckets.append(index, node)
+                buckets.append(index, node)
             else:
-                self._fire(node, out)
+                node._fired = True  # rule 3: marked before any callback runs (see _fire)
+                out.append(node)
+                fired += 1
+        self._pending -= fired
 
     def _linked(self) -> list[Handle]:
         return [n for i in range(self._wheel_size) for n in self._buckets.iter_bucket(i)]

@@ -92,7 +92,7 @@ class HierarchicalTimingWheel(_WheelBase):
         for level in range(top, 0, -1):
             array = self._levels[level]
             index = (k // self._spans[level]) % self._base
-            if array.counts[index]:
+            if array.occ[index]:
                 for node in array.detach(index):
                     if self._still_live(node):
                         self._place(node, k)

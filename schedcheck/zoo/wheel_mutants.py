@@ -110,7 +110,7 @@ class MissedTicksIgnoredWheel(HashedTimingWheel):
     """advance() processes only the tick of ``now``: the ticks in between are skipped."""
 
     def _process(self, first: int, last: int, out: list[Handle]) -> int:
-        if self._buckets.counts[last % self._wheel_size]:
+        if self._buckets.occ[last % self._wheel_size]:
             self._process_tick(last, out)  # MUTANT: first..last-1 never visited
         return last + 1
 
