@@ -244,6 +244,8 @@ def ring_dot(snapshot: Mapping[str, Any]) -> graphviz.Graph | None:
             status = t.get("state") or t.get("status") or (
                 "cancelled" if t.get("cancelled") else "fired" if t.get("fired") else "")
             theirs = t.get("target_state")
+            if t.get("note"):
+                lines.append(str(t["note"]))
             if theirs is not None and theirs != status:
                 lines.append(f"model: {status}, implementation: {theirs}")
             elif status:
@@ -270,11 +272,12 @@ def timeline_dot(snapshot: Mapping[str, Any]) -> graphviz.Digraph | None:
     previous = None
     for i, entry in enumerate(timeline):
         e = dict(entry) if isinstance(entry, Mapping) else {"tick": entry}
-        fired = ", ".join(_esc(x, 30) for x in e.get("fired", []) or []) or "-"
+        fired = ", ".join(_esc(x, 60) for x in e.get("fired", []) or []) or "-"
         cancelled = ", ".join(_esc(x, 30) for x in e.get("cancelled", []) or []) or "-"
         bad = bool(e.get("diverged"))
         label = graphviz.nohtml(
-            f"tick {_esc(e.get('tick'))}|fired: {_rec(fired)}|cancelled: {_rec(cancelled)}")
+            f"tick {_rec(_esc(e.get('tick'), 90))}|fired: {_rec(fired)}|"
+            f"cancelled: {_rec(cancelled)}")
         g.node(f"k{i}", label=label, color=_RED if bad else "black",
                penwidth="3" if bad else "1")
         if previous is not None:
@@ -355,9 +358,36 @@ def deadlock_dot(snapshot: Mapping[str, Any]) -> graphviz.Digraph | None:
 # ---------------------------------------------------------------------------------------------
 
 
+def _with_divergence(cx: Counterexample) -> dict[str, Any]:
+    """The snapshot plus what the diverging step says, for the wheel pictures: timers named
+    only in the implementation's result (or only in the model's) are marked on the ring, and
+    the timeline ends with the diverging step, red, model vs implementation."""
+    snap = dict(cx.snapshot or {})
+    step = cx.divergence
+    if step is None or "timers" not in snap:
+        return snap
+    marked = []
+    for t in snap.get("timers") or []:
+        if not isinstance(t, Mapping):
+            marked.append(t)
+            continue
+        quoted = repr(str(t.get("name", "")))
+        in_actual, in_expected = quoted in step.actual, quoted in step.expected
+        if in_actual != in_expected:
+            t = {**t, "wrong": True, "note": "in the implementation's result only" if in_actual
+                 else "in the model's result only"}
+        marked.append(t)
+    snap["timers"] = marked
+    snap["timeline"] = [*(snap.get("timeline") or []), {
+        "tick": f"{snap.get('tick')} (step {step.index}: {step.words})",
+        "fired": [f"model: {step.expected}", f"implementation: {step.actual}"],
+        "cancelled": [], "diverged": True}]
+    return snap
+
+
 def pictures(cx: Counterexample) -> dict[str, graphviz.Graph | graphviz.Digraph]:
     """Name -> graph, in the order a reader should look at them."""
-    snap = cx.snapshot or {}
+    snap = _with_divergence(cx)
     out: dict[str, graphviz.Graph | graphviz.Digraph] = {"lanes": lanes_dot(cx)}
     builders = (("tasks", tasks_dot), ("ring", ring_dot), ("timeline", timeline_dot),
                 ("cycle", cycle_dot), ("deadlock", deadlock_dot))
