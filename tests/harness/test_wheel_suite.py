@@ -1,0 +1,161 @@
+"""The wheel suite: the model and the bundled wheels pass, broken wheels yield the right clause."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from schedcheck.impl import HashedTimingWheel, HierarchicalTimingWheel
+from schedcheck.model import TimingWheel
+
+from schedcheck import adapt
+from schedcheck.harness.result import BROKEN, HELD, NOT_SUPPORTED, Counterexample
+from schedcheck.harness.wheel_fixtures import TargetUnusable
+from schedcheck.harness.wheel_suite import check_wheel_scaling, run_wheel_suite
+from tests.harness.wheel_targets import (
+    DoubleCancelWheel,
+    ForgetfulWheel,
+    SeedWheel,
+    SyncCallbackWheel,
+)
+
+
+def _program(cx: Counterexample) -> str:
+    return "\n".join([cx.setup, *(s.code for s in cx.steps)])
+
+
+def replay(factory: Any, cx: Counterexample) -> list[bool]:
+    """Run the counterexample as the replay script would; the value of each step's check."""
+    names: dict[str, Any] = {"factory": factory, "error_name": adapt.error_name}
+    for line in [*cx.snapshot["preamble"], cx.setup]:
+        exec(line, names)
+    checks = []
+    for step in cx.steps:
+        try:
+            exec(step.code, names)
+        except Exception as exc:
+            names["_raised"] = exc
+        else:
+            names["_raised"] = None
+        if step.check is not None:
+            checks.append(bool(eval(step.check, names)))
+    return checks
+
+
+@pytest.mark.parametrize("wheel", [TimingWheel, HashedTimingWheel, HierarchicalTimingWheel])
+def test_correct_wheels_pass_and_every_clause_is_exercised(wheel: Any) -> None:
+    result = run_wheel_suite(wheel, target_name=wheel.__name__, seed=1)
+    assert result.counterexample is None, result.counterexample and result.counterexample.message
+    verdicts = {cid: s.verdict for cid, s in result.stats.items()}
+    for cid in ("W1", "W2", "W3", "W4", "W5", "W6", "W-INV-EARLY", "W-INV-ONCE",
+                "W-INV-LATE", "W-INV-PENDING", "W-T1", "W-T2", "W-T3", "W-T4"):
+        assert verdicts[cid] == HELD, (cid, verdicts[cid])
+    assert result.unsupported == []
+
+
+def test_ci_profile_runs_at_least_200_examples_per_machine() -> None:
+    started = time.perf_counter()
+    result = run_wheel_suite(HashedTimingWheel, profile="ci", seed=7)
+    seconds = time.perf_counter() - started
+    print(f"ci profile: {result.examples} examples, {result.steps} steps in {seconds:.1f} s "
+          f"({result.examples / seconds:.0f} examples/s)")
+    assert result.ok
+    assert result.examples >= 200
+
+
+def test_one_seed_gives_one_trace() -> None:
+    first = run_wheel_suite(ForgetfulWheel, seed=11)
+    second = run_wheel_suite(ForgetfulWheel, seed=11)
+    assert first.counterexample is not None and second.counterexample is not None
+    assert _program(first.counterexample) == _program(second.counterexample)
+    passing = [run_wheel_suite(TimingWheel, seed=5, examples=20) for _ in range(2)]
+    assert passing[0].steps == passing[1].steps
+
+
+def test_a_wheel_that_forgets_rounds_fires_early_and_the_program_replays() -> None:
+    result = run_wheel_suite(ForgetfulWheel, seed=3)
+    cx = result.counterexample
+    assert cx is not None
+    assert cx.clause == "W-INV-EARLY"
+    assert result.stats["W-INV-EARLY"].verdict == BROKEN
+    assert "before its deadline" in cx.message
+    diverged = cx.divergence
+    assert diverged is not None and diverged.code.startswith("fired_")
+    snap = cx.snapshot
+    assert {"tick", "tick_size", "wheel_size", "timers", "timeline", "preamble"} <= set(snap)
+    assert all({"name", "deadline", "due_tick", "bucket", "rounds", "state"} <= set(t)
+               for t in snap["timers"])
+    checks = replay(ForgetfulWheel, cx)
+    # in replay, the checks up to the divergence hold and the diverging one fails
+    assert checks[-1] is False and all(checks[:-1])
+
+
+def test_a_cancel_that_succeeds_twice_breaks_rule_4() -> None:
+    result = run_wheel_suite(DoubleCancelWheel, seed=2)
+    cx = result.counterexample
+    assert cx is not None and cx.clause == "W4"
+    assert cx.divergence is not None and cx.divergence.code.startswith("target.cancel(")
+    assert cx.divergence.expected == "False" and cx.divergence.actual == "True"
+
+
+def test_a_wheel_that_runs_callbacks_on_the_advancing_thread_breaks_rule_3() -> None:
+    result = run_wheel_suite(SyncCallbackWheel, seed=4)
+    cx = result.counterexample
+    assert cx is not None and cx.clause == "W3"
+    assert "advance" in cx.message and "callback" in cx.message
+
+
+def test_the_seed_formula_is_rejected_in_exact_mode() -> None:
+    result = run_wheel_suite(SeedWheel, seed=6)
+    cx = result.counterexample
+    assert cx is not None
+    assert cx.clause in {"W2", "W-INV-LATE"}
+    assert "did not fire" in cx.message
+
+
+def test_tolerance_mode_accepts_the_late_seed_formula_and_names_the_late_timers() -> None:
+    result = run_wheel_suite(SeedWheel, seed=6, tolerance=True)
+    assert result.counterexample is None, result.counterexample and result.counterexample.message
+    late = [n for n in result.notes if "contract due tick" in n]
+    assert late, result.notes
+    assert "target = factory(" in late[0] and "fired at tick" in "".join(late)
+
+
+def test_tolerance_mode_still_rejects_early_firing() -> None:
+    result = run_wheel_suite(ForgetfulWheel, seed=3, tolerance=True)
+    assert result.counterexample is not None
+    assert result.counterexample.clause == "W-INV-EARLY"
+
+
+def test_optional_parts_a_target_lacks_are_not_supported_never_held() -> None:
+    result = run_wheel_suite(SeedWheel, seed=6, tolerance=True, examples=10)
+    assert set(result.unsupported) == {"start", "max_catchup_ticks", "max_pending", "executor",
+                                       "callback_errors"}
+    assert result.stats["W5"].verdict == NOT_SUPPORTED
+    assert result.stats["W-T4"].verdict == NOT_SUPPORTED
+
+
+def test_a_target_that_cannot_be_built_is_unusable() -> None:
+    def broken(tick: int, wheel_size: int, **options: Any) -> Any:
+        raise RuntimeError("no wheel today")
+
+    with pytest.raises(TargetUnusable, match=r"cannot be built as factory\(1, 1\).*no wheel"):
+        run_wheel_suite(broken)
+
+
+@pytest.mark.parametrize("wheel", [HashedTimingWheel, HierarchicalTimingWheel])
+def test_scaling_holds_for_the_bundled_wheels_every_time(wheel: Any) -> None:
+    for _ in range(3):
+        scaling = check_wheel_scaling(wheel, n=5_000)
+        print(scaling.text)
+        assert scaling.verdict == HELD, scaling.text
+
+
+def test_scaling_flags_a_wheel_that_walks_every_timer_on_each_tick_every_time() -> None:
+    # the reference model's advance looks at every live timer: O(all timers) per tick
+    for _ in range(3):
+        scaling = check_wheel_scaling(TimingWheel, n=2_000)
+        print(scaling.text)
+        assert scaling.verdict == BROKEN, scaling.text
+        assert scaling.ratio > 5

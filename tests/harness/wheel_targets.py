@@ -1,0 +1,115 @@
+"""Small wheels for the wheel suite's own tests: one correct but late, others broken.
+
+* :class:`SeedWheel` -- the seed's pseudocode (``ticks = ceil((deadline - now) / tick)``
+  counted from the last ``now``, bucket ``(cursor + ticks) % W``, rounds ``ticks // W``): never
+  early, but up to one tick later than the contract's due tick. It takes no ``start`` (with an
+  unaligned ``start`` the formula would fire *early* on a fresh wheel) and no other optional
+  argument, and has ``lag_ticks`` but no ``callback_errors``.
+* :class:`ForgetfulWheel` -- the same, forgetting ``remainingRounds`` (seed: common mistakes):
+  a timer fires on the first visit of its bucket.
+* Model subclasses that break one rule each: :class:`DoubleCancelWheel` (cancel of a cancelled
+  handle is True again), :class:`SyncCallbackWheel` (runs callbacks on the advancing thread);
+  and the reference model itself, whose ``advance`` walks every live timer (W-COST's target).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from schedcheck.model import Handle, TimingWheel
+
+from schedcheck.contract import require_int
+
+
+class SeedHandle:
+    def __init__(self, owner: SeedWheel, deadline: int, callback: Any, rounds: int) -> None:
+        self.owner = owner
+        self.deadline = deadline
+        self.callback = callback
+        self.rounds = rounds
+        self.fired = False
+        self.cancelled = False
+
+
+class SeedWheel:
+    forget_rounds = False
+
+    def __init__(self, tick: int, wheel_size: int) -> None:
+        self.tick = require_int(tick, "tick", minimum=1)
+        self.size = require_int(wheel_size, "wheel_size", minimum=1)
+        self.cursor = 0
+        self.now = 0
+        self.buckets: list[list[SeedHandle]] = [[] for _ in range(wheel_size)]
+        self.live = 0
+
+    def schedule(self, deadline: int, callback: Any) -> SeedHandle:
+        require_int(deadline, "deadline")
+        if not callable(callback):
+            raise TypeError("callback must be callable")
+        ticks = max(-(-(deadline - self.now) // self.tick), 0)
+        handle = SeedHandle(self, deadline, callback, ticks // self.size)
+        self.buckets[(self.cursor + ticks) % self.size].append(handle)
+        self.live += 1
+        return handle
+
+    def schedule_after(self, delay: int, callback: Any) -> SeedHandle:
+        require_int(delay, "delay")
+        return self.schedule(self.now + delay, callback)
+
+    def cancel(self, handle: Any) -> bool:
+        if not isinstance(handle, SeedHandle):
+            raise TypeError("not a handle")
+        if handle.owner is not self or handle.fired or handle.cancelled:
+            return False
+        handle.cancelled = True
+        self.live -= 1
+        return True
+
+    def advance(self, now: int) -> list[SeedHandle]:
+        require_int(now, "now")
+        if now < self.now:
+            raise ValueError("time goes forward")
+        self.now = now
+        fired: list[SeedHandle] = []
+        while self.cursor <= now // self.tick:
+            index = self.cursor % self.size
+            keep = []
+            for handle in self.buckets[index]:
+                if handle.cancelled:
+                    continue
+                if handle.rounds > 0 and not self.forget_rounds:
+                    handle.rounds -= 1
+                    keep.append(handle)
+                else:
+                    handle.fired = True
+                    self.live -= 1
+                    fired.append(handle)
+            self.buckets[index] = keep
+            self.cursor += 1
+        return fired
+
+    def pending(self) -> int:
+        return self.live
+
+    def lag_ticks(self) -> int:
+        return self.now // self.tick + 1 - self.cursor
+
+
+class ForgetfulWheel(SeedWheel):
+    forget_rounds = True
+
+
+class DoubleCancelWheel(TimingWheel):
+    def cancel(self, handle: Handle) -> bool:
+        stopped = super().cancel(handle)
+        return True if isinstance(handle, Handle) and handle.cancelled else stopped
+
+
+class SyncCallbackWheel(TimingWheel):
+    def advance(self, now: int) -> list[Handle]:
+        fired = super().advance(now)
+        for handle in fired:
+            with contextlib.suppress(Exception):
+                handle.callback()
+        return fired
