@@ -138,18 +138,20 @@ def _zoo_html(rows: list[Any]) -> str:
 
 
 def choose_showcase(rows: list[Any], k: int = 3) -> list[Any]:
-    """Up to ``k`` killed entries with a counterexample: different systems and clauses first,
-    preferring short counterexamples (they read best)."""
+    """Up to ``k`` killed entries with a counterexample: one scheduler mistake, one wheel
+    mistake and one race first, then distinct clauses, preferring short counterexamples
+    (they read best)."""
     with_cx = [r for r in rows if r.killed and r.result is not None
                and r.result.counterexample is not None]
     with_cx.sort(key=lambda r: len(r.result.counterexample.steps))
     chosen: list[Any] = []
     seen: set[tuple[str, str]] = set()
-    systems: set[str] = set()
-    for r in with_cx:  # first one per system, then distinct clauses
-        if r.mutant.system not in systems:
+    kinds: set[tuple[str, str]] = set()
+    for r in with_cx:  # first one per (system, sequential) and one race
+        kind = ("race", "") if r.mutant.kind == "race" else (r.mutant.system, r.mutant.kind)
+        if kind not in kinds and len(chosen) < k:
             chosen.append(r)
-            systems.add(r.mutant.system)
+            kinds.add(kind)
             seen.add((r.mutant.system, r.clause))
     for r in with_cx:
         if len(chosen) >= k:

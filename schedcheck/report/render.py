@@ -112,6 +112,13 @@ def lanes_dot(cx: Counterexample) -> graphviz.Digraph:
                 sub.node(f"s{step.index}", **_step_node(step))
             for a, b in itertools.pairwise(steps):
                 sub.edge(f"s{a.index}", f"s{b.index}", weight="10")
+    snap = cx.snapshot or {}
+    if snap.get("not_linearizable"):
+        longest = snap.get("longest_linearization") or []
+        g.node("lin", shape="note", color=_RED, fontcolor=_RED, style="filled",
+               fillcolor="#ffecec", label=_label(
+                   f"not linearizable: {snap['not_linearizable']}",
+                   "longest linearization: " + (" ; ".join(map(str, longest)) or "(none)")))
     # The real order of events: consecutive steps that switch lanes.
     for a, b in zip(cx.steps, cx.steps[1:]):
         if (a.thread or "caller") != (b.thread or "caller"):
@@ -389,8 +396,10 @@ def pictures(cx: Counterexample) -> dict[str, graphviz.Graph | graphviz.Digraph]
     """Name -> graph, in the order a reader should look at them."""
     snap = _with_divergence(cx)
     out: dict[str, graphviz.Graph | graphviz.Digraph] = {"lanes": lanes_dot(cx)}
-    builders = (("tasks", tasks_dot), ("ring", ring_dot), ("timeline", timeline_dot),
-                ("cycle", cycle_dot), ("deadlock", deadlock_dot))
+    builders = [("tasks", tasks_dot), ("ring", ring_dot), ("timeline", timeline_dot),
+                ("cycle", cycle_dot), ("deadlock", deadlock_dot)]
+    if snap.get("wait_for"):  # a deadlock's "cycle" is the wait-for cycle, not a task cycle
+        builders = [b for b in builders if b[0] != "cycle"]
     for name, build in builders:
         g = build(snap)
         if g is not None:
