@@ -1,0 +1,227 @@
+"""The production wheels' insides: explicit rounds, levels, occupancy skipping, the lock
+discipline, copies and next_event_tick. Costs are checked by counting the nodes a wheel
+touches, never by timing (the benchmark and W-COST measure time)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from schedcheck.impl import HashedTimingWheel, HierarchicalTimingWheel
+from schedcheck.impl._wheel_common import _BucketArray
+
+WHEELS = [HashedTimingWheel, HierarchicalTimingWheel]
+IDS = ["hashed", "hierarchical"]
+
+
+def noop() -> None:
+    pass
+
+
+class CountingArray(_BucketArray):
+    """Counts the nodes a wheel detaches from its buckets (its per-tick work)."""
+
+    touched = 0
+
+    def detach(self, index: int) -> list[Any]:
+        nodes = super().detach(index)
+        CountingArray.touched += len(nodes)
+        return nodes
+
+
+def counting(cls: Any) -> Any:
+    class Counting(cls):  # type: ignore[misc,valid-type]
+        def _init_buckets(self) -> None:
+            super()._init_buckets()
+            if hasattr(self, "_levels"):
+                self._levels = [CountingArray(self._base)]
+            else:
+                self._buckets = CountingArray(self._wheel_size)
+
+        def _level_for(self, delta: int) -> int:  # new levels count too
+            level = super()._level_for(delta)
+            self._levels = [a if isinstance(a, CountingArray) else CountingArray(self._base)
+                            for a in self._levels]
+            return level
+
+    return Counting
+
+
+# ------------------------------------------------------------------------------ hashed wheel
+
+
+def test_hashed_rounds_are_remaining_rotations_relative_to_the_cursor() -> None:
+    w = HashedTimingWheel(1, 8)
+    a, b, c = (w.schedule(d, noop) for d in (3, 11, 19))
+    assert [h.rounds for h in (a, b, c)] == [0, 1, 2]
+    assert w.advance(3) == [a]  # bucket 3 visited: b and c lose a round each
+    assert [b.rounds, c.rounds] == [0, 1]
+    w.check_invariants()
+
+
+def test_hashed_check_invariants_catches_wrong_rounds() -> None:
+    w = HashedTimingWheel(1, 8)
+    h = w.schedule(19, noop)
+    h._rounds = 0
+    with pytest.raises(AssertionError, match="has rounds 0, expected 2"):
+        w.check_invariants()
+
+
+def test_hashed_check_invariants_catches_a_pending_count_off_by_one() -> None:
+    w = HashedTimingWheel(1, 8)
+    w.schedule(19, noop)
+    w._pending += 1
+    with pytest.raises(AssertionError, match="pending\\(\\) says 2 but 1 timers are linked"):
+        w.check_invariants()
+
+
+@pytest.mark.parametrize("cls", WHEELS, ids=IDS)
+def test_ticks_that_miss_the_parked_bucket_touch_no_timer(cls: Any) -> None:
+    w = counting(cls)(1, 16, start=1)
+    for _ in range(5000):
+        w.schedule(16 * 1000, noop)  # bucket 0 / a high level, far away
+    CountingArray.touched = 0
+    for now in range(1, 16):
+        assert w.advance(now) == []
+    assert CountingArray.touched == 0
+    w.check_invariants()
+
+
+@pytest.mark.parametrize("cls", WHEELS, ids=IDS)
+def test_a_long_stall_over_few_far_timers_touches_few_nodes(cls: Any) -> None:
+    w = counting(cls)(1, 4)
+    hs = [w.schedule(d, noop) for d in (3 * 10**6, 10**6, 2 * 10**6 + 1)]
+    CountingArray.touched = 0
+    assert w.advance(4 * 10**6) == [hs[1], hs[2], hs[0]]
+    # hashed: one O(n) rebase per skipped stretch, then a rotation; hierarchical: one
+    # cascade per level -- never O(T / W) visits
+    assert CountingArray.touched <= 3 * 12
+    w.check_invariants()
+
+
+# ------------------------------------------------------------------------------ hierarchical
+
+
+def test_hierarchical_long_delays_use_few_levels_and_no_rounds() -> None:
+    w = HierarchicalTimingWheel(1, 64)
+    h = w.schedule(10**9, noop)
+    assert len(w._levels) == 5  # 64**5 > 10**9 >= 64**4
+    assert h.rounds == 0
+    w.check_invariants()
+    assert w.next_event_tick() == (10**9 // 64**4) * 64**4  # its level-4 slot cascades first
+
+
+def test_hierarchical_with_one_bucket_uses_two_per_level() -> None:
+    w = HierarchicalTimingWheel(1, 1)
+    hs = [w.schedule(d, noop) for d in (5, 1, 1000)]
+    assert w._base == 2
+    assert w.advance(1000) == [hs[1], hs[0], hs[2]]
+
+
+def test_hierarchical_check_invariants_catches_a_node_in_the_wrong_bucket() -> None:
+    w = HierarchicalTimingWheel(1, 4)
+    h = w.schedule(2, noop)
+    h._due = 3
+    with pytest.raises(AssertionError, match="wrong bucket"):
+        w.check_invariants()
+
+
+# ------------------------------------------------------------------------------ both
+
+
+@pytest.mark.parametrize("cls", WHEELS, ids=IDS)
+def test_next_event_tick_is_a_lower_bound_of_the_next_fire(cls: Any) -> None:
+    w = cls(1, 8)
+    assert w.next_event_tick() is None
+    h = w.schedule(100, noop)
+    event = w.next_event_tick()
+    assert event is not None and 0 < event <= 100
+    assert w.advance(event - 1) == []
+    while not h.fired:
+        event = w.next_event_tick()
+        assert event is not None and event <= 100
+        w.advance(event)
+    assert w.next_event_tick() is None
+
+
+@pytest.mark.parametrize("cls", WHEELS, ids=IDS)
+def test_copy_has_the_same_state_and_its_own_handles(cls: Any) -> None:
+    w = cls(3, 4, start=-7, max_catchup_ticks=2, max_pending=5)
+    hs = [w.schedule(d, noop) for d in (-20, 4, 50, 51)]
+    w.cancel(hs[2])
+    w.advance(30)
+    twin = w.copy()
+    assert twin.snapshot() == w.snapshot()
+    assert twin.cancel(hs[3]) is False  # another wheel's handle
+    assert [h.seq for h in w.advance(60)] == [h.seq for h in twin.advance(60)]
+    twin.check_invariants()
+
+
+class WatchedLock:
+    """A lock that counts acquisitions and knows whether it is held."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.held = False
+        self.acquired = 0
+
+    def __enter__(self) -> WatchedLock:
+        self._lock.acquire()
+        self.held = True
+        self.acquired += 1
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.held = False
+        self._lock.release()
+
+
+@pytest.mark.parametrize("cls", WHEELS, ids=IDS)
+def test_every_call_takes_the_one_lock_and_no_submission_runs_under_it(cls: Any) -> None:
+    locks: list[WatchedLock] = []
+    held_at_submit: list[bool] = []
+
+    def factory() -> WatchedLock:
+        locks.append(WatchedLock())
+        return locks[-1]
+
+    class Executor:
+        def submit(self, fn: Callable[[], Any], /) -> None:
+            held_at_submit.append(locks[0].held)
+            fn()
+
+    w = cls(1, 4, executor=Executor(), lock_factory=factory)
+    assert len(locks) == 1
+    calls: list[Callable[[], Any]] = [
+        lambda: w.schedule(1, lambda: held_at_submit.append(locks[0].held)),
+        lambda: w.schedule_after(2, noop),
+        lambda: w.pending(),
+        lambda: w.lag_ticks(),
+        lambda: w.advance(5),
+    ]
+    for call in calls:
+        before = locks[0].acquired
+        call()
+        assert locks[0].acquired == before + 1
+    assert held_at_submit == [False, False, False]  # submit, callback, submit
+    h = w.schedule(9, noop)
+    before = locks[0].acquired
+    assert w.cancel(h) is True
+    assert locks[0].acquired == before + 1
+
+
+def test_still_live_is_the_recheck_a_detached_walk_uses() -> None:
+    checked: list[int] = []
+
+    class Spy(HashedTimingWheel):
+        def _still_live(self, node: Any) -> bool:
+            checked.append(node.seq)
+            return super()._still_live(node)
+
+    w = Spy(1, 4)
+    w.schedule(2, noop)
+    w.schedule(2, noop)
+    w.advance(2)
+    assert checked == [0, 1]
