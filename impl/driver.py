@@ -318,8 +318,7 @@ class WheelTimer:
         self._deferred: deque[tuple[Callable[[], None], int]] = deque()
         self._metrics = Metrics()
         self._planned_wake_ns: int | None = None  #: when the tick thread means to wake
-        self._stopping = False
-        self._stopped = False
+        self._stopping = False  #: stop() was called: no new timers, the thread exits
         self._thread = threading.Thread(target=self._run, name="wheel-tick", daemon=True)
         self._thread.start()
 
@@ -387,7 +386,6 @@ class WheelTimer:
             if self._deferred:
                 logger.warning("stop(): %d deferred callbacks abandoned", len(self._deferred))
                 self._deferred.clear()
-            self._stopped = True
         self._executor.shutdown(timeout)
         return unfired
 
