@@ -1,0 +1,265 @@
+"""The scheduler's known mistakes, each put back into a copy of the production scheduler.
+
+Every class subclasses ``schedcheck.impl.Scheduler`` and overrides one method (or one helper),
+so the mistake is the diff and nothing else. The first six are the seed's "common mistakes"
+(seed 000), the rest are extras of issue 2. Each ``mistake`` text says which observable
+behaviour differs from the contract; tests/impl/test_scheduler_mutants_differ.py shows each
+one on a tiny hand-written scenario, and the differential suite must kill each one
+(tests/zoo/test_scheduler_zoo.py).
+
+A buggy implementation does not carry a self-check that would give it away, so every mutant
+sets ``check_invariants = None`` (the suite then treats it as "not supported") and must be
+caught by what it *does*.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from schedcheck.contract import Cause, Claim, CycleError, Outcome, Reply, TaskState, require_int
+from schedcheck.impl.scheduler import Scheduler, _Rec
+from schedcheck.zoo.catalogue import Mutant, register
+
+__all__ = [
+    "BlockedCauseOverwrittenScheduler",
+    "BooleanCycleScheduler",
+    "CloseDropsPendingScheduler",
+    "DoubleReleaseScheduler",
+    "FailureAsSuccessScheduler",
+    "ForcedCancelScheduler",
+    "LimitSkipsMaxConcurrencyScheduler",
+    "NoGenerationCheckScheduler",
+    "ReadyOverFreeSlotsScheduler",
+    "RescanAllScheduler",
+    "StaleEdgesScheduler",
+]
+
+P, R, RUN = TaskState.PENDING, TaskState.READY, TaskState.RUNNING
+OK, FAIL, BLK, CAN = (
+    TaskState.SUCCEEDED, TaskState.FAILED, TaskState.BLOCKED, TaskState.CANCELLED,
+)
+SEED = "seed 000: common mistakes"
+EXTRA = "issue 2: extra"
+
+
+class _Mutant(Scheduler):
+    check_invariants = None  # type: ignore[assignment]
+
+
+class RescanAllScheduler(_Mutant):
+    """complete() rescans every task for readiness instead of following reverse edges."""
+
+    def complete(self, task_id: Any, generation: int) -> Reply:
+        require_int(generation, "generation")
+        with self._lock:
+            rec = self._get(task_id)
+            if generation != rec.gen or rec.state is not RUN:
+                return self._complete_other(task_id, generation, rec)
+            rec.state = OK
+            self._running -= 1
+            for r in self._tasks.values():  # MUTANT: O(V + E) per completion
+                if r.state is P:
+                    r.waiting = sum(1 for d in r.deps if d.state is not OK) + sum(
+                        1 for d in r.opt if d.state not in (OK, FAIL, BLK, CAN))
+                    if not r.waiting:
+                        r.t = self._clock()
+                        self._push(r)
+            return Reply(Outcome.APPLIED, OK)
+
+
+class NoGenerationCheckScheduler(_Mutant):
+    """complete()/fail() act on the current generation whatever generation they name."""
+
+    def complete(self, task_id: Any, generation: int) -> Reply:
+        with self._lock:
+            rec = self._tasks.get(task_id)
+            current = rec.gen if rec is not None else generation
+        return super().complete(task_id, current)  # MUTANT: the caller's generation is dropped
+
+    def fail(self, task_id: Any, generation: int, error: Any = None) -> Reply:
+        with self._lock:
+            rec = self._tasks.get(task_id)
+            current = rec.gen if rec is not None else generation
+        return super().fail(task_id, current, error)
+
+
+class FailureAsSuccessScheduler(_Mutant):
+    """fail() records FAILED but releases the dependents as if the task had succeeded."""
+
+    def fail(self, task_id: Any, generation: int, error: Any = None) -> Reply:
+        with self._lock:
+            rec = self._tasks.get(task_id)
+            plain = (rec is not None and generation == rec.gen and rec.state is RUN
+                     and not rec.requested)
+        if not plain:
+            return super().fail(task_id, generation, error)
+        super().complete(task_id, generation)  # MUTANT: dependents released ...
+        with self._lock:
+            assert rec is not None
+            rec.state, rec.error = FAIL, error  # ... and the task itself says FAILED
+            return Reply(Outcome.APPLIED, FAIL)
+
+
+class BooleanCycleScheduler(_Mutant):
+    """start() and submit() report that there is a cycle, not which one."""
+
+    def start(self) -> None:
+        try:
+            super().start()
+        except CycleError:
+            raise CycleError([], "the graph has a cycle") from None  # MUTANT: no path
+
+    def submit(self, task_id: Any, deps: Any = (), fn: Any = None, *,
+               optional: Any = ()) -> int:
+        try:
+            return super().submit(task_id, deps, fn, optional=optional)
+        except CycleError:
+            raise CycleError([], "the graph has a cycle") from None
+
+
+class DoubleReleaseScheduler(_Mutant):
+    """A duplicate complete() answers DUPLICATE but releases the dependents again."""
+
+    def complete(self, task_id: Any, generation: int) -> Reply:
+        reply = super().complete(task_id, generation)
+        if reply.outcome is Outcome.DUPLICATE:
+            with self._lock:
+                rec = self._tasks[task_id]
+                for d in rec.dependents:  # MUTANT: no "already applied" guard
+                    if d.state is P:
+                        d.waiting -= 1
+                        if d.waiting <= 0:
+                            d.waiting = 0
+                            d.t = self._clock()
+                            self._push(d)
+        return reply
+
+
+class StaleEdgesScheduler(_Mutant):
+    """A resubmit registers the new edges but leaves the old reverse edges in place."""
+
+    def _detach(self, task_id: Any) -> _Rec:
+        rec = self._tasks.get(task_id)
+        kept = rec.deps if rec is not None else []
+        if rec is not None:
+            rec.deps = []  # MUTANT: the unlink loop finds nothing to unlink
+        out = super()._detach(task_id)
+        for d in kept:
+            if out not in d.dependents:
+                d.dependents.append(out)  # old dep still releases (or blocks) the new version
+        return out
+
+
+class ReadyOverFreeSlotsScheduler(_Mutant):
+    """ready() hands out up to max_concurrency claims, forgetting the ones already RUNNING."""
+
+    def ready(self, limit: int | None = None) -> list[Claim]:
+        running, self._running = self._running, 0  # MUTANT: free slots = max_concurrency
+        try:
+            return super().ready(limit)
+        finally:
+            self._running += running
+
+
+class LimitSkipsMaxConcurrencyScheduler(_Mutant):
+    """ready(limit) trusts the caller's limit and does not re-check max_concurrency."""
+
+    def ready(self, limit: int | None = None) -> list[Claim]:
+        if limit is None:
+            return super().ready()
+        saved = self.max_concurrency
+        self.max_concurrency = self._running + require_int(limit, "limit", minimum=0)
+        try:
+            return super().ready(limit)  # MUTANT: the limit alone decides
+        finally:
+            self.max_concurrency = saved
+
+
+class BlockedCauseOverwrittenScheduler(_Mutant):
+    """Propagation re-blocks BLOCKED tasks, so a later failure overwrites the root cause."""
+
+    def _block(self, root: _Rec, cause: Cause, *, release_root: bool = True) -> None:
+        super()._block(root, cause, release_root=release_root)
+        stack, seen = [root], {id(root)}
+        while stack:
+            for d in stack.pop().dependents:
+                if d.state is BLK and id(d) not in seen:
+                    d.cause = cause  # MUTANT: the last propagation wins
+                    seen.add(id(d))
+                    stack.append(d)
+
+
+class ForcedCancelScheduler(_Mutant):
+    """cancel() of a RUNNING task makes it CANCELLED at once (no cooperative exit)."""
+
+    def cancel(self, task_id: Any, generation: int | None = None) -> Reply:
+        with self._lock:
+            rec = self._tasks.get(task_id)
+            running = (rec is not None and rec.state is RUN
+                       and (generation is None or generation == rec.gen))
+            if not running:
+                pass
+            else:
+                assert rec is not None
+                rec.state = CAN  # MUTANT: the slot is freed while the function still runs
+                rec.cause = cause = Cause("cancelled", rec.task_id, rec.gen)
+                self._running -= 1
+                self._block(rec, cause)
+                return Reply(Outcome.APPLIED, CAN)
+        return super().cancel(task_id, generation)
+
+
+class CloseDropsPendingScheduler(_Mutant):
+    """close() empties the ready queue but records nothing: PENDING/READY tasks just stay."""
+
+    def close(self) -> list[Any]:
+        with self._lock:
+            self._closed = True  # MUTANT: no CANCELLED, no cause "shutdown", nothing returned
+            self._heap, self._queued, self._stale = [], {}, 0
+            return []
+
+
+def _m(name: str, mistake: str, source: str, clause: str, factory: Any,
+       kind: str = "sequential") -> None:
+    register(Mutant(name=name, system="scheduler", mistake=mistake, source=source,
+                    expected_clause=clause, factory=factory, kind=kind))
+
+
+_m("sched-rescan-all-on-complete",
+   "after each completion every task is rescanned for readiness instead of following the "
+   "reverse edges: replies and states stay right, a run costs O(V*(V+E))", SEED, "S-COST",
+   RescanAllScheduler, kind="cost")
+_m("sched-no-generation-check",
+   "complete()/fail() ignore the generation they name: a late callback from an old worker is "
+   "APPLIED to the current generation (SUCCEEDED/FAILED) instead of STALE", SEED, "S4",
+   NoGenerationCheckScheduler)
+_m("sched-failure-as-success",
+   "fail() marks the task FAILED but releases its dependents: they become READY and run "
+   "without their prerequisite instead of BLOCKED", SEED, "S-INV", FailureAsSuccessScheduler)
+_m("sched-boolean-cycle",
+   "CycleError says only that a cycle exists: .cycle is [] instead of a path [a, ..., a]",
+   SEED, "S2", BooleanCycleScheduler)
+_m("sched-double-release",
+   "a duplicate complete() answers DUPLICATE but decrements the dependents' counts again: a "
+   "dependent with two dependencies becomes READY after one of them", SEED, "S4",
+   DoubleReleaseScheduler)
+_m("sched-stale-edges-on-resubmit",
+   "a resubmit leaves the old version's reverse edges: the old dependency still releases "
+   "(or blocks) the new version, which becomes READY before its new dependencies", SEED, "S7",
+   StaleEdgesScheduler)
+_m("sched-ready-over-free-slots",
+   "ready() returns up to max_concurrency claims ignoring the RUNNING ones: more than "
+   "max_concurrency tasks run at once", EXTRA, "S3", ReadyOverFreeSlotsScheduler)
+_m("sched-limit-skips-max-concurrency",
+   "ready(limit) trusts the caller's limit and does not re-check max_concurrency: "
+   "ready(limit=2) on max_concurrency=1 claims two", EXTRA, "S3",
+   LimitSkipsMaxConcurrencyScheduler)
+_m("sched-blocked-cause-overwritten",
+   "a later failure re-blocks already BLOCKED tasks: info().cause names the last failure, "
+   "not the root that blocked it first", EXTRA, "S5", BlockedCauseOverwrittenScheduler)
+_m("sched-forced-cancel",
+   "cancel() of a RUNNING task answers APPLIED/CANCELLED at once instead of REQUESTED/RUNNING; "
+   "the later complete() is REJECTED instead of winning", EXTRA, "S6", ForcedCancelScheduler)
+_m("sched-close-drops-pending",
+   "close() returns [] and leaves PENDING/READY tasks as they are, instead of CANCELLED with "
+   "cause shutdown", EXTRA, "S8", CloseDropsPendingScheduler)
