@@ -11,12 +11,16 @@ cursor passing any other bucket leaves it unchanged, so the stored rounds and th
 Processing tick ``k`` detaches bucket ``k % W`` whole and walks it: a node cancelled meanwhile
 is skipped (``_still_live``, rule 4's re-check), ``rounds > 0`` is decremented and re-linked
 (re-linking keeps list order, so a bucket stays in ascending seq: ties fire in schedule order,
-rule 3), else it fires.
+rule 3), else it fires. ``cancel`` sets the flag and unlinks under the same lock, so with this
+class's single critical section the re-check never skips anything; it is kept as its own
+overridable step because it is what makes a walk outside the lock safe (the race zoo's
+``CancelNoRecheckWheel`` walks outside the lock without it).
 
-Costs against "Costs": ``schedule``/``cancel`` O(1) (append / unlink through the handle, one
-bitmap bit when a bucket turns (non-)empty). A processed tick O(1 + its bucket). An ``advance``
-over T ticks jumps from one non-empty bucket to the next with the occupancy bitmap, so it costs
-O(non-empty buckets visited + timers fired + T/W/64 bitmap words), not O(T). A timer many
+Costs against "Costs": ``schedule``/``cancel`` O(1) (append / unlink through the handle; one
+occupancy byte flips when a bucket turns (non-)empty). A processed tick O(1 + its bucket). An
+``advance`` over T ticks jumps from one non-empty bucket to the next with the occupancy map
+(``bytearray.find``, a C memchr), so it costs O(non-empty buckets visited + timers fired) plus
+a memchr over the skipped bytes (~1 us for 65,536 buckets), not O(T) Python steps. A timer many
 rotations away is visited once per rotation (that is what rounds are) while the wheel keeps
 up; when one ``advance`` spans more than a rotation, ``_skip_rotations`` walks all linked nodes
 once, finds the earliest due tick ``m`` and jumps the rotations before it (rebasing every
