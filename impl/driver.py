@@ -41,7 +41,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from schedcheck.impl._wheel_common import Handle
 from schedcheck.impl.hashed_wheel import HashedTimingWheel
 
 __all__ = [
@@ -314,7 +313,7 @@ class WheelTimer:
         self._wheel = wheel_factory(tick_ns, wheel_size, **options)
         self._last_now_tick = options["start"] // tick_ns  #: the tick of the last advance's now
         self._lock = threading.Lock()
-        self._live: dict[Handle, int] = {}  #: unfired, uncancelled handle -> priority
+        self._live: dict[Any, int] = {}  #: unfired, uncancelled handle -> priority
         self._deferred: deque[tuple[Callable[[], None], int]] = deque()
         self._metrics = Metrics()
         self._planned_wake_ns: int | None = None  #: when the tick thread means to wake
