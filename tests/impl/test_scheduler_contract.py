@@ -7,6 +7,7 @@ every scheduler it built and checks each at teardown).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -153,7 +154,7 @@ def test_a_self_dependency_is_the_cycle_a_a(make: Factory) -> None:
 def assert_real_cycle(s: Any, cycle: list[Any]) -> None:
     assert len(cycle) >= 2 and cycle[0] == cycle[-1]
     assert len(set(cycle[:-1])) == len(cycle) - 1
-    for dep, task in zip(cycle, cycle[1:]):
+    for dep, task in itertools.pairwise(cycle):
         assert dep in s.deps_of(task), f"{dep!r} is not a dependency of {task!r}"
 
 
@@ -459,39 +460,61 @@ def _closed(make: Factory) -> Any:
 
 
 BAD_CALLS: list[tuple[str, Callable[[Factory], Any], Callable[[Any], Any], type, str]] = [
-    ("unhashable task id", _started, lambda s: s.submit(["x"]), TypeError, "task_id must be hashable"),
-    ("deps given as a str", _started, lambda s: s.submit("c", "ab"), TypeError, "iterable of task ids"),
-    ("deps given as bytes", _started, lambda s: s.submit("c", b"ab"), TypeError, "iterable of task ids"),
+    ("unhashable task id", _started, lambda s: s.submit(["x"]),
+     TypeError, "task_id must be hashable"),
+    ("deps given as a str", _started, lambda s: s.submit("c", "ab"),
+     TypeError, "iterable of task ids"),
+    ("deps given as bytes", _started, lambda s: s.submit("c", b"ab"),
+     TypeError, "iterable of task ids"),
     ("deps None", _started, lambda s: s.submit("c", None), TypeError, "iterable of task ids"),
     ("deps not iterable", _started, lambda s: s.submit("c", 3), TypeError, "iterable of task ids"),
-    ("unhashable dep", _started, lambda s: s.submit("c", [["a"]]), TypeError, "dependency of 'c' must be hashable"),
-    ("non-callable fn", _started, lambda s: s.submit("c", fn=3), TypeError, "fn of 'c' must be callable"),
-    ("optional given as a str", _started, lambda s: s.submit("c", optional="a"), TypeError, "optional of 'c'"),
-    ("dep both required and optional", _started, lambda s: s.submit("c", ["a"], optional=["a"]), ValueError, "both a required and an optional"),
+    ("unhashable dep", _started, lambda s: s.submit("c", [["a"]]),
+     TypeError, "dependency of 'c' must be hashable"),
+    ("non-callable fn", _started, lambda s: s.submit("c", fn=3),
+     TypeError, "fn of 'c' must be callable"),
+    ("optional given as a str", _started, lambda s: s.submit("c", optional="a"),
+     TypeError, "optional of 'c'"),
+    ("dep both required and optional", _started, lambda s: s.submit("c", ["a"], optional=["a"]),
+     ValueError, "both a required and an optional"),
     ("bool limit", _started, lambda s: s.ready(True), TypeError, "limit must be an int"),
     ("float limit", _started, lambda s: s.ready(1.0), TypeError, "limit must be an int"),
     ("negative limit", _started, lambda s: s.ready(-1), ValueError, "limit must be >= 0"),
-    ("bool generation to complete", _started, lambda s: s.complete("a", True), TypeError, "generation must be an int"),
-    ("str generation to fail", _started, lambda s: s.fail("a", "1"), TypeError, "generation must be an int"),
-    ("bool generation to cancel", _started, lambda s: s.cancel("a", False), TypeError, "generation must be an int"),
-    ("float generation to cancel_requested", _started, lambda s: s.cancel_requested("a", 1.0), TypeError, "generation must be an int"),
-    ("unknown id to complete", _started, lambda s: s.complete("zz", 1), UnknownTaskError, "'zz' was never submitted"),
-    ("unknown id to fail", _started, lambda s: s.fail("zz", 1), UnknownTaskError, "never submitted"),
-    ("unknown id to cancel", _started, lambda s: s.cancel("zz"), UnknownTaskError, "never submitted"),
+    ("bool generation to complete", _started, lambda s: s.complete("a", True),
+     TypeError, "generation must be an int"),
+    ("str generation to fail", _started, lambda s: s.fail("a", "1"),
+     TypeError, "generation must be an int"),
+    ("bool generation to cancel", _started, lambda s: s.cancel("a", False),
+     TypeError, "generation must be an int"),
+    ("float generation to cancel_requested", _started, lambda s: s.cancel_requested("a", 1.0),
+     TypeError, "generation must be an int"),
+    ("unknown id to complete", _started, lambda s: s.complete("zz", 1),
+     UnknownTaskError, "'zz' was never submitted"),
+    ("unknown id to fail", _started, lambda s: s.fail("zz", 1),
+     UnknownTaskError, "never submitted"),
+    ("unknown id to cancel", _started, lambda s: s.cancel("zz"),
+     UnknownTaskError, "never submitted"),
     ("unknown id to info", _started, lambda s: s.info("zz"), UnknownTaskError, "never submitted"),
-    ("unknown id to cancel_requested", _started, lambda s: s.cancel_requested("zz", 1), UnknownTaskError, "never submitted"),
-    ("unknown id to add_dependency", _started, lambda s: s.add_dependency("zz", "a"), UnknownTaskError, "never submitted"),
+    ("unknown id to cancel_requested", _started, lambda s: s.cancel_requested("zz", 1),
+     UnknownTaskError, "never submitted"),
+    ("unknown id to add_dependency", _started, lambda s: s.add_dependency("zz", "a"),
+     UnknownTaskError, "never submitted"),
     ("unknown id to retry", _started, lambda s: s.retry("zz"), UnknownTaskError, "never submitted"),
-    ("unknown dep after start", _started, lambda s: s.submit("c", ["a", "q"]), UnknownDependencyError, r"\['q'\]"),
-    ("resubmit of a running task", _started, lambda s: s.submit("a"), ConflictError, "generation 1 is RUNNING"),
+    ("unknown dep after start", _started, lambda s: s.submit("c", ["a", "q"]),
+     UnknownDependencyError, r"\['q'\]"),
+    ("resubmit of a running task", _started, lambda s: s.submit("a"),
+     ConflictError, "generation 1 is RUNNING"),
     ("submit after close", _closed, lambda s: s.submit("c"), ClosedError, "closed"),
-    ("add_dependency after close", _closed, lambda s: s.add_dependency("b", "a"), ClosedError, "closed"),
+    ("add_dependency after close", _closed, lambda s: s.add_dependency("b", "a"),
+     ClosedError, "closed"),
     ("retry after close", _closed, lambda s: s.retry("a"), ClosedError, "closed"),
     ("malformed before closed", _closed, lambda s: s.submit("c", "ab"), TypeError, "iterable"),
-    ("malformed before unknown", _started, lambda s: s.complete("zz", True), TypeError, "generation"),
+    ("malformed before unknown", _started, lambda s: s.complete("zz", True),
+     TypeError, "generation"),
     ("closed before conflict", _closed, lambda s: s.submit("a"), ClosedError, "closed"),
-    ("conflict before unknown dep", _started, lambda s: s.submit("a", ["q"]), ConflictError, "RUNNING"),
-    ("ready before start", lambda make: make(1), lambda s: s.ready(), NotStartedError, r"call start\(\) first"),
+    ("conflict before unknown dep", _started, lambda s: s.submit("a", ["q"]),
+     ConflictError, "RUNNING"),
+    ("ready before start", lambda make: make(1), lambda s: s.ready(),
+     NotStartedError, r"call start\(\) first"),
 ]
 
 
