@@ -238,18 +238,20 @@ _m("sched-failure-as-success",
    "without their prerequisite instead of BLOCKED", SEED, "S-INV", FailureAsSuccessScheduler)
 _m("sched-boolean-cycle",
    "CycleError says only that a cycle exists: .cycle is [] instead of a path [a, ..., a]",
-   SEED, "S2", BooleanCycleScheduler)
+   SEED, "S-ORACLE-CYCLE", BooleanCycleScheduler)
 _m("sched-double-release",
    "a duplicate complete() answers DUPLICATE but decrements the dependents' counts again: a "
    "dependent with two dependencies becomes READY after one of them", SEED, "S4",
    DoubleReleaseScheduler)
 _m("sched-stale-edges-on-resubmit",
    "a resubmit leaves the old version's reverse edges: the old dependency still releases "
-   "(or blocks) the new version, which becomes READY before its new dependencies", SEED, "S7",
+   "(or blocks) the new version, which becomes READY before its new dependencies; the "
+   "incremental cycle check follows the stale edges and reports a cycle that is not in the "
+   "graph", SEED, "S-ORACLE-CYCLE",
    StaleEdgesScheduler)
 _m("sched-ready-over-free-slots",
    "ready() returns up to max_concurrency claims ignoring the RUNNING ones: more than "
-   "max_concurrency tasks run at once", EXTRA, "S3", ReadyOverFreeSlotsScheduler)
+   "max_concurrency tasks run at once", EXTRA, "S-CLAIM-ONCE", ReadyOverFreeSlotsScheduler)
 _m("sched-limit-skips-max-concurrency",
    "ready(limit) trusts the caller's limit and does not re-check max_concurrency: "
    "ready(limit=2) on max_concurrency=1 claims two", EXTRA, "S3",
