@@ -207,7 +207,7 @@ def index_html(report: VerifyReport) -> str:
                      f"{killed}/{len(report.zoo)} killed</b></div>")
     verdict = ('<b class="ok">everything held, every lemma proved, every mutant killed</b>'
                if report.ok else '<b class="bad">something failed -- see below</b>')
-    missing = "".join(f'<li class="warn">not available in this build: {_e(u)}</li>'
+    missing = "".join(f'<li class="warn">{_e(u)}</li>'
                       for u in report.unavailable)
     missing += "".join(f'<li class="warn">skipped on request: {_e(u)}</li>'
                        for u in report.skipped)

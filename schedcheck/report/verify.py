@@ -105,39 +105,46 @@ class VerifyReport:
         }
 
     def print(self, console: Console) -> None:
+        """Cards, prove summary, kill matrix: rich tables on a terminal, else plain text
+        (written straight to the console's file: no wrapping at 80 columns)."""
+        from schedcheck.report.card import card_text
         from schedcheck.zoo.run import kill_matrix_table, kill_matrix_text
 
         plain = not console.is_terminal
+
+        def say(line: str) -> None:
+            if plain:
+                console.file.write(line + "\n")
+            else:
+                console.print(line, markup=False, highlight=False)
+
         for s in self.suites:
             if plain:
-                from schedcheck.report.card import card_text
-
-                console.print(card_text(s.result), markup=False)
+                say(card_text(s.result))
             else:
                 console.print(card_table(s.result))
             for note in s.result.notes:
-                console.print(f"note: {note}", markup=False)
+                say(f"note: {note}")
         if self.lemmas is not None:
-            console.print(f"prove: {sum(lemma_ok(lem) for lem in self.lemmas)}/"
-                          f"{len(self.lemmas)} as expected (lemmas proved, mutations refuted)",
-                          markup=False)
+            say(f"prove: {sum(lemma_ok(lem) for lem in self.lemmas)}/{len(self.lemmas)} as "
+                "expected (lemmas proved, mutations refuted)")
             for lem in self.lemmas:
                 if not lemma_ok(lem):
-                    console.print(f"  NOT PROVED {getattr(lem, 'name', lem)}: "
-                                  f"{getattr(lem, 'status', '?')}", markup=False)
+                    say(f"  NOT AS EXPECTED {getattr(lem, 'name', lem)}: "
+                        f"{getattr(lem, 'status', '?')}")
         if self.zoo is not None:
             if plain:
-                console.print(kill_matrix_text(self.zoo), markup=False)
+                say(kill_matrix_text(self.zoo))
             else:
                 console.print(kill_matrix_table(self.zoo))
         for line in self.unavailable:
-            console.print(f"not available in this build: {line}", markup=False)
+            say(line)
         for line in self.skipped:
-            console.print(f"skipped on request: {line}", markup=False)
+            say(f"skipped on request: {line}")
         for line in self.notes:
-            console.print(f"note: {line}", markup=False)
-        console.print(f"{'OK' if self.ok else 'FAILED'}: report written to "
-                      f"{self.out / 'index.html'} ({self.seconds:.0f}s)", markup=False)
+            say(f"note: {line}")
+        say(f"{'OK' if self.ok else 'FAILED'}: report written to {self.out / 'index.html'} "
+            f"({self.seconds:.0f}s)")
 
 
 def _lemma_json(lem: Any) -> dict[str, Any]:
@@ -208,11 +215,13 @@ def _run_parts(report: VerifyReport, *, examples: int | None, zoo_examples: int 
             if callable(run_all):
                 report.lemmas = list(run_all())
             else:
-                report.unavailable.append("schedcheck prove (specs.prove has no run_all)")
+                report.unavailable.append("schedcheck prove is not available in this build "
+                                          "(specs.prove has no run_all)")
         except ModuleNotFoundError as exc:
             if not (exc.name or "").startswith("schedcheck.specs"):
                 raise
-            report.unavailable.append("schedcheck prove (schedcheck.specs.prove is missing)")
+            report.unavailable.append("schedcheck prove is not available in this build "
+                                      "(schedcheck.specs.prove is missing)")
 
     if "zoo" in skip:
         report.skipped.append("the zoo")
@@ -234,7 +243,8 @@ def _run_zoo(report: VerifyReport, *, zoo_examples: int | None, seed: int | None
 
     report.zoo = run_zoo(examples=zoo_examples, seed=seed, status=say, only=only)
     if not report.zoo:
-        report.unavailable.append("the zoo (the mutant catalogue is empty)")
+        report.unavailable.append("the zoo is not available in this build "
+                                  "(the mutant catalogue is empty)")
     for row in choose_showcase(report.zoo):
         report.showcase.append(row.mutant.name)
         if not shrink:
