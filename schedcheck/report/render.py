@@ -305,12 +305,14 @@ def _rec(text: str) -> str:
 
 
 def cycle_dot(snapshot: Mapping[str, Any]) -> graphviz.Digraph | None:
-    cycle = snapshot.get("cycle")
-    if not cycle:
+    if "cycle" not in snapshot:
         return None
+    cycle = list(snapshot.get("cycle") or [])
     graph = nx.DiGraph()
     graph.add_edges_from(tuple(e) for e in snapshot.get("edges", []) if len(e) == 2)
     have_graph = graph.number_of_edges() > 0
+    if not cycle and not have_graph:
+        return None
     g = graphviz.Digraph("cycle", graph_attr={
         "fontname": "Helvetica", "labelloc": "t",
         "label": _esc("reported cycle (each node is a dependency of the next); "
@@ -324,7 +326,11 @@ def cycle_dot(snapshot: Mapping[str, Any]) -> graphviz.Digraph | None:
         g.edge(_node_id(a), _node_id(b), color="#2ca02c" if real or not have_graph else _RED,
                style="solid" if real or not have_graph else "dashed",
                penwidth="2", label="" if real or not have_graph else "not an edge")
-    if have_graph and not all(graph.has_edge(a, b) for a, b in itertools.pairwise(cycle)):
+    if not cycle:
+        g.node("empty", shape="note", color=_RED, fontcolor=_RED,
+               label=_label(f"the target reported cycle={snapshot.get('cycle')!r}: no path"))
+    bogus = not cycle or not all(graph.has_edge(a, b) for a, b in itertools.pairwise(cycle))
+    if have_graph and bogus:
         try:
             found = nx.find_cycle(graph)
         except nx.NetworkXNoCycle:

@@ -118,3 +118,11 @@ def test_kill_matrix_text_marks_survivors() -> None:
     text = kill_matrix_text(_report(Path(".")).zoo or [])
     assert any(ln.startswith("!!sched-survivor") and "SURVIVED" in ln for ln in text.splitlines())
     assert text.rstrip().endswith("2/3 killed")
+
+
+def test_an_empty_reported_cycle_is_drawn_with_the_cycle_networkx_finds() -> None:
+    cx = cycle_counterexample()
+    cx.snapshot = {"cycle": [], "edges": [["'a'", "'b'"], ["'b'", "'a'"]]}
+    source = render.pictures(cx)["cycle"].source
+    assert "the target reported cycle=[]: no path" in source
+    assert "a cycle networkx finds" in source and source.count("#2ca02c") >= 2
