@@ -82,7 +82,7 @@ def _rich(results: Sequence[LemmaResult]) -> bool:
     for r in results:
         if r.counterexample and (r.kind == "mutation" or not r.ok):
             console.rule(f"{r.name}: {r.status}")
-            console.print(r.counterexample, markup=False, highlight=False)
+            console.print(r.counterexample, markup=False, highlight=False, soft_wrap=True)
     return True
 
 

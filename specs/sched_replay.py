@@ -246,11 +246,15 @@ class Mutation:
     target: str  #: the invariant it breaks (I1..I9)
     n: int  #: tasks in the search
     max_depth: int  #: free steps before the mutated one
+    old_generation: bool = False  #: the mutated call quotes an *older* generation (late worker)
 
     def build(self) -> Iterator[Query]:
         for depth in range(self.max_depth + 1):
             hyps, views, steps = bmc_trace(self.n, depth, mutation=self.kind,
                                            mutated_op=self.op)
+            if self.old_generation:
+                g = steps[-1]["g"]
+                hyps += [g >= 1, g < Z3.select(views[-2].gen, steps[-1]["k"])]
             claim = _target(self.target, views[-2], views[-1],
                             steps[-1]["calls"][self.op], Z3)
             q = Query(hyps, claim, label=f"N={self.n}, {depth} calls then the mutated "
@@ -273,9 +277,9 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation("mut-sched-duplicate-completion", "seed mistake: a duplicate complete() "
              "decrements the dependents again (breaks I1: a task READY too early)",
              "dup-complete", "complete", "I1", 3, 6),
-    Mutation("mut-sched-no-generation-check", "seed mistake: callbacks without the generation "
-             "let a stale worker change the current one (breaks I8)", "no-generation",
-             "cancel", "I8", 1, 3),
+    Mutation("mut-sched-no-generation-check", "seed mistake: a completion without the "
+             "generation lets a late worker of an old generation complete the new one (breaks "
+             "I8)", "no-generation", "complete", "I8", 2, 5, old_generation=True),
     Mutation("mut-sched-failure-as-success", "seed mistake: a failed dependency treated as "
              "success releases its dependents (breaks I5)", "fail-as-success", "fail", "I5",
              2, 5),

@@ -273,6 +273,20 @@ def i9_claimed_once(pre: View, post: View, call: Call, o: Ops) -> Any:
                              o.Not(_in(o, post.state[i], (P, R)))) for i in range(pre.n)])
 
 
+def i10_release_once(pre: View, post: View, call: Call, o: Ops) -> Any:
+    if call.op != "complete":
+        return True
+    k = call.k
+    applied = o.And(call.g == o.select(pre.gen, k), o.select(pre.state, k) == RUN)
+    parts = []
+    for i in range(pre.n):
+        hit = o.And(pre.state[i] == P, o.select(pre.dep[i], k))
+        parts.append(o.Implies(o.And(applied, o.Not(k == i), pre.exists[i]), o.And(
+            o.Implies(live(pre, o, i), post.out[i] == pre.out[i] - o.If(hit, 1, 0)),
+            post.state[i] == o.If(o.And(hit, pre.out[i] == 1), R, pre.state[i]))))
+    return o.And(*parts)
+
+
 StepPredicate = Callable[[View, View, Call, Ops], Any]
 
 STEP_INVARIANTS: tuple[tuple[str, str, StepPredicate], ...] = (
@@ -281,4 +295,6 @@ STEP_INVARIANTS: tuple[tuple[str, str, StepPredicate], ...] = (
      i8_stale_no_change),
     ("I9", "a generation that left READY (claimed) or ended never becomes PENDING/READY again: "
      "one claim per generation", i9_claimed_once),
+    ("I10", "an applied complete releases each PENDING direct dependent exactly once (READY at "
+     "zero) and changes no other task", i10_release_once),
 )
