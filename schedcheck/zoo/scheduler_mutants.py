@@ -254,7 +254,7 @@ _m("sched-ready-over-free-slots",
    "max_concurrency tasks run at once", EXTRA, "S-CLAIM-ONCE", ReadyOverFreeSlotsScheduler)
 _m("sched-limit-skips-max-concurrency",
    "ready(limit) trusts the caller's limit and does not re-check max_concurrency: "
-   "ready(limit=2) on max_concurrency=1 claims two", EXTRA, "S3",
+   "ready(limit=2) on max_concurrency=1 claims two", EXTRA, "S-CLAIM-ONCE",
    LimitSkipsMaxConcurrencyScheduler)
 _m("sched-blocked-cause-overwritten",
    "a later failure re-blocks already BLOCKED tasks: info().cause names the last failure, "
