@@ -3,11 +3,18 @@
 ::
 
     schedcheck check scheduler TARGET [--examples N] [--seed S] [--profile P] [--threads]
-                                      [--out DIR] [--json]
+                                      [--no-shrink] [--no-cost] [--out DIR] [--json]
     schedcheck check wheel TARGET ...
-    schedcheck prove [...]          # the z3 lemmas (schedcheck.specs.prove)
-    schedcheck zoo [--examples N] [--only NAME ...] [--json]
-    schedcheck verify [--out DIR] [--examples N] [--json]
+    schedcheck prove [...]          # the z3 lemmas (schedcheck.specs.prove, its own options)
+    schedcheck zoo [--examples N] [--seed S] [--only NAME ...] [--system S] [--shrink] [--json]
+    schedcheck verify [--out DIR] [--examples N] [--zoo-examples N] [--seed S]
+                      [--skip suites|threads|prove|zoo ...] [--zoo-only NAME ...]
+                      [--no-shrink] [--json]
+
+``check`` always runs with a seed (a random one when ``--seed`` is not given) and prints it in
+the "search again" command, so that every report can be reproduced. It runs the differential
+suite, then (unless ``--no-cost``) the scaling clause, then with ``--threads`` the concurrent
+rounds and, when the build has it, real-thread stress.
 
 Exit status: 0 every property held (every mutant killed, every lemma proved); 1 a
 counterexample was found (a mutant survived, a lemma failed); 2 the target or the arguments are

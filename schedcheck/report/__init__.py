@@ -1,6 +1,8 @@
-"""What a user sees after a run: the report card, the plain-words steps, the replay script, the
-Graphviz pictures, ``report.json`` (all written by :mod:`schedcheck.report.writer`) and the
-``index.html`` of ``schedcheck verify`` (:mod:`schedcheck.report.html`).
+"""What a user sees after a run: the report card (``card``), the plain-words steps
+(``steps``), the replay script (``replay``), the Graphviz pictures (``render``),
+``report.json`` (all written by ``writer``), and ``schedcheck verify`` (``verify``) with its
+``index.html`` (``html``). ``runs`` is the glue to the suites, the concurrent rounds and the
+scaling checks, reporting a missing part as "not available in this build".
 
 Everything here consumes :class:`schedcheck.harness.result.RunResult` /
 :class:`~schedcheck.harness.result.Counterexample` and never runs a target, except the replay
