@@ -279,6 +279,7 @@ class Metrics:
     catchup_ticks: int = 0  #: ticks processed beyond one per tick-thread step (missed ticks)
     lag_ticks: int = 0  #: ticks still behind after the last step
     max_lag_ticks: int = 0  #: the largest lag seen before a step
+    clock_regressions: int = 0  #: clock readings below the previous one (held, not applied)
     #: lateness (fire time - deadline, ns) by power-of-two bucket: key b counts lateness in
     #: [2**(b-1), 2**b) ns; key 0 counts lateness <= 0
     lateness: dict[int, int] = field(default_factory=dict)
@@ -311,6 +312,7 @@ class WheelTimer:
         if max_pending is not None:
             options["max_pending"] = max_pending
         self._wheel = wheel_factory(tick_ns, wheel_size, **options)
+        self._last_now = options["start"]  #: the last clock reading given to advance
         self._last_now_tick = options["start"] // tick_ns  #: the tick of the last advance's now
         self._lock = threading.Lock()
         self._live: dict[Any, int] = {}  #: unfired, uncancelled handle -> priority
@@ -318,6 +320,7 @@ class WheelTimer:
         self._metrics = Metrics()
         self._planned_wake_ns: int | None = None  #: when the tick thread means to wake
         self._stopping = False  #: stop() was called: no new timers, the thread exits
+        self._crashed: BaseException | None = None  #: what killed the tick thread, if anything
         self._thread = threading.Thread(target=self._run, name="wheel-tick", daemon=True)
         self._thread.start()
 
@@ -329,6 +332,11 @@ class WheelTimer:
         with self._lock:
             if self._stopping:
                 raise RuntimeError("WheelTimer is stopped; create a new one to schedule timers")
+            if self._crashed is not None:
+                raise RuntimeError(
+                    f"WheelTimer's tick thread died ({self._crashed!r}); timers cannot fire: "
+                    "stop() it and create a new one"
+                ) from self._crashed
             handle = self._wheel.schedule(deadline_ns, callback)
             self._live[handle] = priority
             self._metrics.scheduled += 1
@@ -391,11 +399,27 @@ class WheelTimer:
     # -- the tick thread --------------------------------------------------------------------
 
     def _run(self) -> None:
+        try:
+            self._loop()
+        except BaseException as exc:  # a bug in the wheel or the clock: say so, loudly
+            logger.exception("the wheel's tick thread died; timers will not fire")
+            with self._lock:
+                self._crashed = exc
+            raise
+
+    def _loop(self) -> None:
         while True:
             with self._lock:
                 if self._stopping:
                     return
             now = self._clock.now_ns()
+            if now < self._last_now:  # a clock that is not monotonic: never go back
+                logger.warning("clock went back from %d to %d ns; holding at %d",
+                               self._last_now, now, self._last_now)
+                with self._lock:
+                    self._metrics.clock_regressions += 1
+                now = self._last_now
+            self._last_now = now
             ready, behind = self._step(now)
             self._dispatch(ready, now)
             if behind:

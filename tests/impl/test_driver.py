@@ -13,6 +13,8 @@ import pytest
 from schedcheck.impl import HashedTimingWheel, HierarchicalTimingWheel, WheelTimer
 from schedcheck.impl.driver import BoundedExecutor, FakeClock, OverloadError
 
+from schedcheck import model
+
 TICK = 10
 
 
@@ -309,3 +311,70 @@ def test_the_real_monotonic_clock_fires_a_due_timer() -> None:
         assert fired.wait(10)
     finally:
         assert t.stop() == []
+
+
+def test_a_wheel_without_next_event_tick_is_polled_once_per_tick(
+    clock: LoggingClock, timers: list[WheelTimer]
+) -> None:
+    ex = BoundedExecutor(0, 8)
+    t = make(timers, clock, executor=ex, wheel_factory=model.TimingWheel)
+    assert clock.sleeps == [None]
+    t.schedule(5 * TICK, lambda: None)
+    clock.wait_idle()
+    assert clock.sleeps[-1] == TICK  # the next tick: the model cannot say more
+    clock.set(5 * TICK)
+    clock.wait_idle()
+    assert ex.run_queued() == 1
+    assert clock.sleeps[-1] is None
+
+
+class BackwardClock(FakeClock):
+    """A clock that can go back (a wall clock after an NTP step), unlike FakeClock."""
+
+    def set_back(self, now_ns: int) -> None:
+        with self._cv:
+            self._now = now_ns
+            self._moves += 1
+            self._cv.notify_all()
+
+
+def test_a_clock_going_back_is_held_and_counted_not_fatal(timers: list[WheelTimer]) -> None:
+    clock = BackwardClock(100)
+    ex = BoundedExecutor(0, 8)
+    t = make(timers, clock, executor=ex)
+    t.schedule(120, lambda: None)
+    clock.wait_idle()
+    clock.set_back(50)
+    clock.wait_idle()
+    assert t.metrics().clock_regressions == 1
+    clock.set(120)
+    clock.wait_idle()
+    assert ex.run_queued() == 1  # the tick thread survived
+
+
+def test_a_dead_tick_thread_is_reported_not_silent(
+    clock: LoggingClock, timers: list[WheelTimer], caplog: pytest.LogCaptureFixture
+) -> None:
+    wheels: list[RecordingWheel] = []
+
+    def factory(*args: Any, **kwargs: Any) -> RecordingWheel:
+        wheels.append(RecordingWheel(*args, **kwargs))
+        return wheels[-1]
+
+    t = make(timers, clock, wheel_factory=factory)
+
+    def explode() -> None:
+        raise ZeroDivisionError("a bug in the wheel")
+
+    wheels[0].hook = explode
+    done = threading.Event()
+    original = threading.excepthook
+    threading.excepthook = lambda args: done.set()  # the thread re-raises after logging
+    try:
+        clock.set(TICK)
+        assert done.wait(10)
+    finally:
+        threading.excepthook = original
+    assert "tick thread died" in caplog.text
+    with pytest.raises(RuntimeError, match=r"tick thread died .*ZeroDivisionError"):
+        t.schedule(5 * TICK, lambda: None)
