@@ -51,6 +51,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, NoReturn
 
+import hypothesis
 from hypothesis import event
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
@@ -461,26 +462,22 @@ class WheelMachine(SuiteMachine):
         if not self.tolerance:
             step.check = (f"_raised is None and [id(h) for h in {name}] == "
                           f"[id(h) for h in [{', '.join(names)}]]")
-        # the target's processed window (tolerance: its own lag, if it has one)
+        # the target's processed window as it reports it (lag_ticks), when it can
         t_last = last if last >= first else first - 1
-        if self.tolerance and "lag_ticks" in self.support.methods:
+        t_reported = t_last
+        if "lag_ticks" in self.support.methods:
             lag = observe(self.target.lag_ticks)
-            if lag.ok and isinstance(lag.value, int):
-                t_last = now // tick - lag.value
+            if lag.ok and isinstance(lag.value, int) and 0 <= lag.value:
+                t_reported = now // tick - lag.value
+        if self.tolerance:
+            t_last = t_reported
         t_first = cursor_before
-        self._check_fired(step, now, t_recs, t_names, t_last)
+        # "early" only if before the deadline by the contract's window AND the target's own
+        self._check_fired(step, now, t_recs, t_names, max(t_last, t_reported))
         recs = [r for r in t_recs if r is not None]
         keeping_up = lag_before == 0 and now // tick - prev_now // tick <= 1 and led.lag() == 0
         if not self.tolerance and t_names != names:
-            missing = [n for n in names if n not in t_names]
-            extra = [n for n in t_names if n not in names]
-            clause = ("W-INV-LATE" if keeping_up else "W2") if missing else (
-                "W2" if extra else "W3")
-            what = (f"did not fire {missing}" if missing else f"fired {extra} too"
-                    if extra else "fired them in another order")
-            self._fail(clause, f"{words}: `{step.code}` processes ticks {first}..{last}: the "
-                       f"contract fires {names} (by due tick, ties in schedule order); the "
-                       f"target {what}: {t_names}", step)
+            self._classify(step, words, names, t_names, (first, last), t_reported, keeping_up)
         for rec in recs:
             rec.t_state = FIRED
             rec.t_ticks = (t_first, t_last)
@@ -498,6 +495,31 @@ class WheelMachine(SuiteMachine):
             self._ex("W-T2")
             event("advance: backlog left")
         event(f"advance: fired {min(len(recs), 3)}{'+' if len(recs) >= 3 else ''}")
+
+    def _classify(self, step: Step, words: str, names: list[str], t_names: list[str],
+                  window: tuple[int, int], t_reported: int, keeping_up: bool) -> NoReturn:
+        """Which clause a wrong (but not early, not repeated) advance result breaks."""
+        first, last = window
+        processed = last if last >= first else first - 1
+        by_name = {r.name: r for r in self.ledger.timers}
+        missing = [n for n in names if n not in t_names]
+        extra = [n for n in t_names if n not in names]
+        if t_reported != processed:
+            clause = "W1"  # it processed another window of ticks (budget, missed ticks)
+        elif missing:
+            # late by the deadline itself (not a past deadline parked at the cursor)
+            late = all(by_name[n].due_tick == -(-by_name[n].deadline // self.ledger.tick)
+                       for n in missing)
+            clause = "W-INV-LATE" if keeping_up and late else "W2"
+        else:
+            clause = "W2" if extra else "W3"
+        what = (f"did not fire {missing}" if missing else f"fired {extra} too"
+                if extra else "fired them in another order")
+        self._fail(clause, f"{words}: `{step.code}` processes ticks {first}..{last}: the "
+                   f"contract fires {names} (by due tick, ties in schedule order); the "
+                   f"target {what}: {t_names}"
+                   + (f"; by its lag_ticks() it processed up to tick {t_reported}"
+                      if t_reported != processed else ""), step)
 
     def _check_fired(self, step: Step, now: int, t_recs: list[TimerRecord | None],
                      t_names: list[str], t_last: int) -> None:
@@ -789,8 +811,13 @@ def run_wheel_suite(
     tolerance: bool = False,
     extra_bases: tuple[type, ...] = (),
     model_factory: Callable[..., Any] | None = None,
+    shrink: bool = True,
 ) -> RunResult:
     """Run the suite against ``factory``; a counterexample lands in ``RunResult.counterexample``.
+
+    ``shrink=False`` keeps the first failing run as found (no Hypothesis shrink phase): a kill
+    then costs a fraction of a second instead of the tens of seconds shrinking may take, at
+    the price of a longer program (the zoo's choice).
 
     Raises ``SchedcheckInternalError`` for a bug in schedcheck and
     ``wheel_fixtures.TargetUnusable`` (a ``ValueError``) when ``factory(1, 1)`` cannot build a
@@ -800,12 +827,17 @@ def run_wheel_suite(
     machine = make_wheel_machine(factory, result=result, tolerance=tolerance,
                                  extra_bases=extra_bases, model_factory=model_factory)
     settings = suite_settings(examples=examples, profile=profile)
+    if not shrink:
+        settings = hypothesis.settings(
+            settings, phases=[p for p in settings.phases if p is not hypothesis.Phase.shrink])
     disabled = logging.root.manager.disable
     logging.disable(logging.CRITICAL)  # wheels log every callback error: thousands of lines
     try:
         run_suite(machine, result, settings, progress, seed=seed)  # type: ignore[arg-type]
     finally:
         logging.disable(disabled)
+    if result.counterexample is not None and not shrink:
+        result.notes.append("not shrunk: the counterexample is the first failing run found")
     if tolerance:
         result.notes.append("tolerance mode: advance results, lag_ticks() and due ticks were "
                             "not compared with the model; only the invariants were checked")
