@@ -172,6 +172,7 @@ class Scheduler:
         self._maybe_cyclic = False  # some edge points to a later stamp (or a ghost)
         self._seq = 0
         self._started = False
+        self._t_start = 0.0  # clock at start(): a READY wait is counted from here at the earliest
         self._closed = False
         self._heap: list[int] = []  # submission stamps, a heapq
         self._queued: dict[int, _Rec] = {}  # stamp -> record, for every stamp in the heap
@@ -248,19 +249,68 @@ class Scheduler:
     def submit(self, task_id: Hashable, deps: Iterable[Hashable] = (),
                fn: Callable[..., Any] | None = None, *,
                optional: Iterable[Hashable] = ()) -> int:
-        """Rules 1 and 7: a task, or a new generation of one. Returns the generation."""
+        """Rules 1 and 7: a task, or a new generation of one. Returns the generation.
+
+        The hot path, inlined: a first submit of a valid task with a list/tuple of deps and no
+        optional deps. Repeated deps are linked and counted once per occurrence there."""
         cls = deps.__class__
         if ((cls is list or cls is tuple) and optional.__class__ is tuple and not optional
                 and (fn is None or callable(fn))):
             with self._lock:
                 tasks = self._tasks
                 try:
-                    if task_id not in tasks and not self._closed:
-                        got = list(map(tasks.get, deps))  # TypeError before any change
-                        if not self._started or (None not in got and task_id not in deps):
-                            return self._submit_new(task_id, deps, got, fn)
+                    got = (list(map(tasks.get, deps))  # TypeError before any change
+                           if task_id not in tasks and not self._closed else None)
                 except TypeError:
-                    pass  # the general path names the unhashable value
+                    got = None  # the general path names the unhashable value
+                if got is not None and (not self._started
+                                        or (None not in got and task_id not in deps)):
+                    rec = self._ghosts.pop(task_id, None) if self._ghosts else None
+                    if rec is None:
+                        rec = _Rec(task_id)
+                    else:
+                        self._unknown_refs -= len(rec.dependents) + len(rec.odependents or ())
+                    tasks[task_id] = rec
+                    self._seq = seq = self._seq + 1
+                    rec.gen, rec.seq, rec.fn = 1, seq, fn
+                    waiting = 0
+                    cause = None
+                    i = -1
+                    for dep in got:  # a repeated dep is linked (and counted) once per occurrence
+                        i += 1
+                        if dep is None:
+                            dep_id = deps[i]  # type: ignore[index]  # a list or a tuple
+                            if dep_id == task_id:  # a self-dependency: start() reports the cycle
+                                dep = rec
+                            else:  # named before it is submitted
+                                dep = self._ghosts.get(dep_id)
+                                if dep is None:
+                                    dep = self._ghosts[dep_id] = _Rec(dep_id)
+                            got[i] = dep
+                            self._maybe_cyclic = True
+                        dep.dependents.append(rec)
+                        st = dep.state
+                        if st is not OK:
+                            waiting += 1
+                            if not dep.gen:
+                                self._unknown_refs += 1
+                            elif cause is None and (st is FAIL or st is BLK or st is CAN):
+                                cause = (Cause("failed", dep.task_id, dep.gen) if st is FAIL
+                                         else dep.cause)
+                    rec.deps = got  # type: ignore[assignment]  # no None left
+                    rec.waiting = waiting
+                    if cause is not None:
+                        rec.state, rec.cause = BLK, cause
+                        self._m.blocked += 1
+                        self._block(rec, cause)
+                        self._check_bound()
+                    elif not waiting:
+                        if self._started:
+                            rec.t = self._clock()
+                        rec.state = R
+                        self._queued[seq] = rec
+                        heappush(self._heap, seq)
+                    return 1
         return self._submit(task_id, deps, fn, optional)
 
     def _submit(self, task_id: Any, deps: Iterable[Any], fn: Callable[..., Any] | None,
@@ -294,55 +344,6 @@ class Scheduler:
             self._check_bound()
             return rec.gen
 
-    def _submit_new(self, task_id: Any, deps: Any,
-                    got: list[_Rec | None], fn: Callable[..., Any] | None) -> int:
-        """The hot path of submit(): a first submit of a valid task without optional deps.
-        ``got`` holds each dep's record (None: not submitted); repeats are dropped here."""
-        tasks = self._tasks
-        rec = self._ghosts.pop(task_id, None) if self._ghosts else None
-        if rec is None:
-            rec = _Rec(task_id)
-        else:
-            self._unknown_refs -= len(rec.dependents) + len(rec.odependents or ())
-        tasks[task_id] = rec
-        self._seq = seq = self._seq + 1
-        rec.gen, rec.seq, rec.fn = 1, seq, fn
-        waiting = 0
-        cause = None
-        i = -1
-        for dep in got:  # a repeated dep is linked (and counted) once per occurrence
-            i += 1
-            if dep is None:
-                dep_id = deps[i]
-                if dep_id == task_id:  # a self-dependency: start() reports the cycle
-                    dep = rec
-                else:  # named before it is submitted
-                    dep = self._ghosts.get(dep_id)
-                    if dep is None:
-                        dep = self._ghosts[dep_id] = _Rec(dep_id)
-                got[i] = dep
-                self._maybe_cyclic = True
-            dep.dependents.append(rec)
-            st = dep.state
-            if st is not OK:
-                waiting += 1
-                if not dep.gen:
-                    self._unknown_refs += 1
-                elif cause is None and (st is FAIL or st is BLK or st is CAN):
-                    cause = Cause("failed", dep.task_id, dep.gen) if st is FAIL else dep.cause
-        rec.deps = got  # type: ignore[assignment]  # no None left
-        rec.waiting = waiting
-        if cause is not None:
-            rec.state, rec.cause = BLK, cause
-            self._m.blocked += 1
-            self._block(rec, cause)
-            self._check_bound()
-        elif not waiting:
-            rec.t = self._clock()
-            rec.state = R
-            self._queued[seq] = rec
-            heappush(self._heap, seq)
-        return 1
 
     def _validate(self, task_id: Any, rec: _Rec | None, new: tuple[Any, ...]) -> None:
         """Rule 7 after start: known deps (or itself); no cycle through a new edge. A new edge
@@ -503,6 +504,7 @@ class Scheduler:
                     raise CycleError(cycle)
                 self._maybe_cyclic = False
             self._started = True
+            self._t_start = self._clock()
 
     def _find_cycle(self) -> list[Any] | None:
         """Iterative three-colour DFS with the stack as parent pointers (no recursion)."""
@@ -551,7 +553,7 @@ class Scheduler:
             wait_total, wait_max = m.ready_wait_total, m.ready_wait_max
             stale = 0
             pop, qpop, append, claim = heappop, queued.pop, out.append, Claim
-            ready_state, run_state = R, RUN
+            ready_state, run_state, t_start = R, RUN, self._t_start
             while heap:
                 seq = pop(heap)
                 rec = qpop(seq)
@@ -559,7 +561,7 @@ class Scheduler:
                     stale += 1
                     continue
                 rec.state = run_state
-                w = now - rec.t
+                w = now - (rec.t if rec.t > t_start else t_start)  # READY before start()
                 rec.t = now
                 wait_total += w
                 if w > wait_max:
