@@ -65,8 +65,8 @@ def test_ci_profile_runs_at_least_200_examples_per_machine() -> None:
 
 
 def test_one_seed_gives_one_trace() -> None:
-    first = run_wheel_suite(ForgetfulWheel, seed=11)
-    second = run_wheel_suite(ForgetfulWheel, seed=11)
+    first = run_wheel_suite(ForgetfulWheel, seed=11, shrink=False)
+    second = run_wheel_suite(ForgetfulWheel, seed=11, shrink=False)
     assert first.counterexample is not None and second.counterexample is not None
     assert _program(first.counterexample) == _program(second.counterexample)
     passing = [run_wheel_suite(TimingWheel, seed=5, examples=20) for _ in range(2)]
@@ -86,32 +86,36 @@ def test_a_wheel_that_forgets_rounds_fires_early_and_the_program_replays() -> No
     assert {"tick", "tick_size", "wheel_size", "timers", "timeline", "preamble"} <= set(snap)
     assert all({"name", "deadline", "due_tick", "bucket", "rounds", "state"} <= set(t)
                for t in snap["timers"])
+    assert len(cx.steps) <= 12, "the shrunk program should be short:\n" + _program(cx)
     checks = replay(ForgetfulWheel, cx)
     # in replay, the checks up to the divergence hold and the diverging one fails
     assert checks[-1] is False and all(checks[:-1])
 
 
 def test_a_cancel_that_succeeds_twice_breaks_rule_4() -> None:
-    result = run_wheel_suite(DoubleCancelWheel, seed=2)
+    result = run_wheel_suite(DoubleCancelWheel, seed=2, shrink=False)
     cx = result.counterexample
     assert cx is not None and cx.clause == "W4"
     assert cx.divergence is not None and cx.divergence.code.startswith("target.cancel(")
     assert cx.divergence.expected == "False" and cx.divergence.actual == "True"
+    assert "not shrunk" in " ".join(result.notes)
 
 
 def test_a_wheel_that_runs_callbacks_on_the_advancing_thread_breaks_rule_3() -> None:
-    result = run_wheel_suite(SyncCallbackWheel, seed=4)
+    result = run_wheel_suite(SyncCallbackWheel, seed=4, shrink=False)
     cx = result.counterexample
     assert cx is not None and cx.clause == "W3"
     assert "advance" in cx.message and "callback" in cx.message
 
 
 def test_the_seed_formula_is_rejected_in_exact_mode() -> None:
-    result = run_wheel_suite(SeedWheel, seed=6)
+    result = run_wheel_suite(SeedWheel, seed=6, shrink=False)
     cx = result.counterexample
     assert cx is not None
-    assert cx.clause in {"W2", "W-INV-LATE"}
-    assert "did not fire" in cx.message
+    # late due ticks show as a missing timer (W2) or, inside one multi-tick advance, as
+    # another firing order (W3)
+    assert cx.clause in {"W2", "W3"}
+    assert "the contract fires" in cx.message
 
 
 def test_tolerance_mode_accepts_the_late_seed_formula_and_names_the_late_timers() -> None:
@@ -123,7 +127,7 @@ def test_tolerance_mode_accepts_the_late_seed_formula_and_names_the_late_timers(
 
 
 def test_tolerance_mode_still_rejects_early_firing() -> None:
-    result = run_wheel_suite(ForgetfulWheel, seed=3, tolerance=True)
+    result = run_wheel_suite(ForgetfulWheel, seed=3, tolerance=True, shrink=False)
     assert result.counterexample is not None
     assert result.counterexample.clause == "W-INV-EARLY"
 
