@@ -20,9 +20,10 @@ points to an earlier stamp: then the graph is acyclic by construction); ready() 
 complete() touches the direct dependents only; fail()/cancel() touch what they block (plus
 optional dependents); resubmit O(new deps + dependents + the in-degree of each old dep, as
 ``list.remove`` unlinks it: lists keep submit and complete fast, and resubmits are rare); an
-incremental cycle check
-after start() searches only the dependents reachable from the resubmitted task. Only start(),
-close() and the diagnostics (metrics, snapshot, check_invariants) visit tasks they don't change.
+incremental cycle check after start() searches only the dependents reachable from the
+resubmitted task. Only start(), close() and the diagnostics (metrics, snapshot,
+check_invariants) visit tasks they don't change. Records, metrics and the invariant recount
+live in impl/_scheduler_support.py.
 
 Departures from the model (schedcheck.model.scheduler): counts instead of rescans, the heap,
 ghosts, the acyclic-by-construction shortcut. Behaviour, decisions D1-D10 and snapshot() are
@@ -30,6 +31,17 @@ the model's: ``impl.snapshot() == model.snapshot()`` after the same calls.
 
 Locking. ``self._lock`` (from ``lock_factory``) guards every field; every public method takes
 it once, and no user code (task functions, the clock excepted) runs under it.
+
+Durable backend (the contract's last extension: described, not built). The same state lives
+in a table ``tasks(id, generation, seq, state, deps, waiting, lease_owner, lease_until,
+cause)`` and an edge table indexed both ways. A claim is a conditional write ``UPDATE tasks SET
+state='RUNNING', lease_owner=?, lease_until=now()+L WHERE id=? AND generation=? AND
+state='READY'`` (one row changed = claimed; zero = someone else won), and complete/fail are
+conditional on ``generation`` *and* the lease owner, in one transaction with the dependents'
+``waiting`` decrements. A lease that expires (``lease_until < now()``) is put back to READY
+under the same generation by a sweeper, so a crashed worker's task runs again: execution is
+at-least-once and task functions must be idempotent (or fenced by the generation and lease
+they were given). Everything else -- rules 1-9, causes, STALE late reports -- is unchanged.
 """
 
 from __future__ import annotations
@@ -37,10 +49,18 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass, field
 from heapq import heapify, heappop, heappush
 from typing import Any
 
+from schedcheck.impl._scheduler_support import (
+    _NO_RECS,
+    _SLACK,
+    SchedulerMetrics,
+    _ids,
+    _parse,
+    _Rec,
+    check_records,
+)
 from schedcheck.model.scheduler import TaskDetails, details
 
 from schedcheck.contract import (
@@ -68,94 +88,11 @@ OK, FAIL, BLK, CAN = (
     TaskState.SUCCEEDED, TaskState.FAILED, TaskState.BLOCKED, TaskState.CANCELLED,
 )
 PR = (P, R)
-#: Extra stale heap entries tolerated beyond the live ones before compaction.
-_SLACK = 64
 #: Every possible Reply, built once (the hot paths allocate none).
 _REPLY = {(o, s): Reply(o, s) for o in Outcome for s in TaskState}
 _APPLIED_OK = _REPLY[Outcome.APPLIED, OK]
 _tuple_new = tuple.__new__
-_NO_RECS: list[Any] = []  # shared, never mutated: the deps of a record without deps
 _LOCK_FACTORY: Callable[[], Any] = threading.Lock
-
-
-@dataclass
-class SchedulerMetrics:
-    """What metrics() reports (the seed's observability signals). Durations in clock units."""
-
-    states: dict[str, int] = field(default_factory=dict)  #: current generations per state
-    claims: int = 0  #: runs handed out by ready()
-    stale_callbacks: int = 0  #: complete/fail/cancel naming an old (or future) generation
-    duplicate_callbacks: int = 0  #: DUPLICATE replies
-    rejected_callbacks: int = 0  #: REJECTED replies
-    blocked: int = 0  #: generations made BLOCKED (by submit, propagation or add_dependency)
-    ready_wait_count: int = 0  #: claims with a measured READY -> RUNNING wait
-    ready_wait_total: float = 0.0
-    ready_wait_max: float = 0.0
-    run_count: int = 0  #: complete/fail APPLIED with a measured RUNNING duration
-    run_total: float = 0.0
-    run_max: float = 0.0
-    heap_entries: int = 0  #: ready-queue entries, stale ones included
-    stale_entries: int = 0
-    compactions: int = 0  #: times the ready queue was rebuilt
-
-
-class _Rec:
-    __slots__ = ("cause", "dependents", "deps", "error", "fn", "gen", "odependents", "opt",
-                 "optional_failed", "requested", "seq", "state", "t", "task_id",
-                 "waiting")
-
-    def __init__(self, task_id: Any) -> None:
-        self.task_id = task_id  #: the id
-        self.gen = 0  #: current generation; 0 for a ghost (named as a dep, never submitted)
-        self.seq = 0  #: submission stamp of the current generation (model D1)
-        self.deps: list[_Rec] = _NO_RECS  #: required deps in order (never mutated in place)
-        self.opt: tuple[_Rec, ...] = ()  #: optional deps, disjoint from deps
-        self.fn: Callable[..., Any] | None = None
-        self.state = P  #: TaskState of the current generation (a ghost stays PENDING)
-        self.cause: Cause | None = None  #: not None iff CANCELLED or BLOCKED
-        self.error: Any = None  #: what fail() received
-        self.requested = False  #: a cancel was requested while this generation ran
-        self.optional_failed: tuple[Any, ...] = ()  #: frozen at the claim (model D6)
-        self.waiting = 0  #: outstanding deps; exact while PENDING/READY, 0 iff READY
-        #: records whose current deps include self, once per occurrence in their deps
-        self.dependents: list[_Rec] = []
-        self.odependents: dict[_Rec, None] | None = None  #: same, optional edges
-        self.t = 0.0  #: clock when it became READY, then when it was claimed
-
-
-def _ids(recs: Iterable[_Rec]) -> tuple[Any, ...]:
-    """The ids of ``recs`` in order, repeats dropped (a fast-path submit keeps repeats)."""
-    return tuple(dict.fromkeys(r.task_id for r in recs))
-
-
-def _bad_deps(value: object, name: str, task_id: Any) -> TypeError:
-    return TypeError(
-        f"{name} of {task_id!r} must be an iterable of task ids (not str, bytes or None), "
-        f"got {type(value).__name__} {value!r}; write {name}=[...]")
-
-
-def _parse(value: Any, name: str, task_id: Any) -> tuple[Any, ...]:
-    """Rule 1: any iterable of hashables except str/bytes/None; repeats count once."""
-    cls = value.__class__
-    if (cls is tuple or cls is list) and len(value) < 2:
-        if value:
-            try:
-                hash(value[0])
-            except TypeError:
-                require_hashable(value[0], f"a dependency of {task_id!r}")
-        return tuple(value)
-    if value is None or isinstance(value, (str, bytes, bytearray)):
-        raise _bad_deps(value, name, task_id)
-    if value.__class__ is not list and value.__class__ is not tuple:
-        if not isinstance(value, Iterable):
-            raise _bad_deps(value, name, task_id)
-        value = list(value)
-    try:
-        return tuple(dict.fromkeys(value))
-    except TypeError:
-        for dep in value:
-            require_hashable(dep, f"a dependency of {task_id!r}")
-        raise
 
 
 class Scheduler:
@@ -846,66 +783,7 @@ class Scheduler:
     def check_invariants(self) -> None:
         """Recount everything the hot paths keep incrementally; AssertionError with a story."""
         with self._lock:
-            self._check_invariants()
-
-    def _check_invariants(self) -> None:
-        running = 0
-        live = 0
-        for r in self._tasks.values():
-            who = f"{r.task_id!r} g{r.gen}"
-            assert r.gen >= 1 and self._tasks[r.task_id] is r, f"{who} :: bad record"
-            running += r.state is RUN
-            for d in r.deps:
-                assert r in d.dependents, f"{who} :: missing reverse edge from {d.task_id!r}"
-                assert (self._tasks if d.gen else self._ghosts).get(d.task_id) is d, (
-                    f"{who} :: dep {d.task_id!r} is not its id's record")
-            for d in r.opt:
-                assert d.odependents and r in d.odependents, (
-                    f"{who} :: missing optional reverse edge from {d.task_id!r}")
-            for d in r.dependents:
-                assert r in d.deps, f"{who} :: stale reverse edge to {d.task_id!r}"
-            for d in r.odependents or ():
-                assert r in d.opt, f"{who} :: stale optional reverse edge to {d.task_id!r}"
-            if r.state in PR:
-                for d in r.deps:
-                    assert d.state not in DEAD, (
-                        f"{who} :: {r.state.name} with dead dep {d.task_id!r} g{d.gen} "
-                        f"({d.state.name})")
-                want = sum(1 for d in r.deps if not d.gen or d.state is not OK) + sum(
-                    1 for d in r.opt if not d.gen or d.state not in TERMINAL)
-                assert r.waiting == want, f"{who} :: waiting={r.waiting}, recount {want}"
-                assert (r.state is R) == (want == 0), f"{who} :: {r.state.name} waiting {want}"
-                assert not self._closed, f"{who} :: {r.state.name} after close()"
-            if r.state is R:
-                live += 1
-                assert self._queued.get(r.seq) is r, f"{who} :: READY without its heap entry"
-            if r.state is BLK:
-                assert r.cause is not None and r.cause.kind in ("failed", "cancelled"), (
-                    f"{who} :: BLOCKED with cause {r.cause!r}")
-            elif r.state is CAN:
-                assert r.cause is not None and r.cause.kind in ("cancelled", "shutdown") and (
-                    r.cause[1:] == (r.task_id, r.gen)), f"{who} :: CANCELLED, {r.cause!r}"
-            else:
-                assert r.cause is None, f"{who} :: {r.state.name} with cause {r.cause!r}"
-            assert not r.requested or r.state in (RUN, OK, CAN), (
-                f"{who} :: cancel requested but {r.state.name}")
-        assert running == self._running, f"running={self._running}, recount {running}"
-        assert running <= self.max_concurrency, (
-            f"{running} RUNNING > max_concurrency {self.max_concurrency}")
-        q = self._queued
-        assert len(set(self._heap)) == len(self._heap) == len(q) and set(q) == set(self._heap), (
-            "ready queue and its stamp index disagree")
-        valid = sum(1 for seq, r in q.items() if r.state is R and r.seq == seq)
-        assert valid == live, f"{live} READY tasks but {valid} live heap entries"
-        assert self._stale == len(self._heap) - live, (
-            f"stale={self._stale}, recount {len(self._heap) - live}")
-        assert self._stale <= live + _SLACK, f"stale {self._stale} > live {live} + {_SLACK}"
-        refs = sum(len(g.dependents) + len(g.odependents or ()) for g in self._ghosts.values())
-        assert refs == self._unknown_refs, f"unknown_refs={self._unknown_refs}, recount {refs}"
-        assert all(g.dependents or g.odependents for g in self._ghosts.values()), "empty ghost"
-        if self._started:
-            assert not self._ghosts, f"ghosts {list(self._ghosts)} after start()"
-            assert self._find_cycle() is None, "cycle after start()"
+            check_records(self)
 
     def __repr__(self) -> str:
         with self._lock:
