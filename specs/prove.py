@@ -50,6 +50,8 @@ def run_all(timeout_ms: int = DEFAULT_TIMEOUT_MS,
 
 
 def _bound(r: LemmaResult) -> str:
+    if r.kind == "mutation":
+        return "witness" if r.bounded_n is None else f"witness N={r.bounded_n}"
     return "all values" if r.bounded_n is None else f"N<={r.bounded_n}"
 
 

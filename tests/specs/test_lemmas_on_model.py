@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import settings
+from hypothesis import Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
@@ -42,7 +42,7 @@ class SchedulerLemmas(RuleBasedStateMachine):
 
     factory: Any = Scheduler
 
-    @initialize(max_concurrency=st.integers(1, 3))  # 0 is covered by the z3 lemmas
+    @initialize(max_concurrency=st.sampled_from([1, 2, 3, 0]))
     def make(self, max_concurrency: int) -> None:
         self.s = self.factory(max_concurrency)
         self.ghost: dict[tuple[Any, int], bool] = {}
@@ -250,11 +250,13 @@ def test_the_same_predicates_catch_each_mutated_model(kind: str) -> None:
         factory = staticmethod(armed)
 
     # a meta-test: the whole machine runs inside this test, so it sets its own budget (the
-    # mistakes need 3-5 specific calls; a fixed seed and 500 examples find each of them)
+    # mistakes need 3-5 specific calls; a fixed seed and 200 examples find each of them; no
+    # shrinking: only detection is asserted here)
     with pytest.raises(AssertionError, match=r"I\d broken"):
         run_state_machine_as_test(
-            Mutated, settings=settings(max_examples=500, stateful_step_count=30, deadline=None,
-                                       database=None, derandomize=True))
+            Mutated, settings=settings(max_examples=200, stateful_step_count=30, deadline=None,
+                                       database=None, derandomize=True,
+                                       phases=[Phase.generate]))
 
 
 def test_i1_catches_a_duplicate_completion_that_releases_a_dependent_again() -> None:
