@@ -165,33 +165,50 @@ def schedules(
     )
 
 
+#: Dependency shapes the races live in (listed simplest first; "random" draws any DAG).
+SHAPES: dict[str, list[tuple[str, tuple[str, ...]]]] = {
+    "diamond": [("a", ()), ("b", ()), ("c", ("a", "b"))],
+    "independent": [("a", ()), ("b", ()), ("c", ())],
+    "fan-out": [("a", ()), ("b", ("a",)), ("c", ("a",))],
+    "chain": [("a", ()), ("b", ("a",)), ("c", ("b",))],
+}
+
+
 @st.composite
-def scheduler_cases(draw: st.DrawFn, max_threads: int = 3) -> Case:
-    n = draw(st.integers(2, len(TASK_IDS)))
-    ids = TASK_IDS[:n]
+def scheduler_cases(draw: st.DrawFn, max_threads: int = 3, max_ops: int = 3) -> Case:
+    shape = draw(st.sampled_from([*SHAPES, "random"]))
     setup: list[tuple[Any, ...]] = []
-    for i, task in enumerate(ids):
-        deps = draw(st.lists(st.sampled_from(ids[:i]), unique=True, max_size=2)) if i else []
-        setup.append(("submit", task, tuple(deps)))
+    if shape == "random":
+        n = draw(st.integers(2, len(TASK_IDS)))
+        ids = TASK_IDS[:n]
+        for i, task in enumerate(ids):
+            deps = draw(st.lists(st.sampled_from(ids[:i]), unique=True, max_size=2)) if i else []
+            setup.append(("submit", task, tuple(deps)))
+    else:
+        setup.extend(("submit", task, deps) for task, deps in SHAPES[shape])
+        ids = tuple(task for task, _ in SHAPES[shape])
     setup.append(("start",))
-    mc = draw(st.integers(1, 3))
-    claims = draw(st.integers(0, n))
-    if claims:
+    mc = draw(st.sampled_from([2, 1, 3]))
+    # The workers have claimed what they could (a random shape may claim less, or nothing).
+    claims = draw(st.sampled_from([None, 0, 1])) if shape == "random" else None
+    if claims != 0:
         setup.append(("ready", claims))
-    ref = st.one_of(st.just(("mine", 0)), st.sampled_from(ids))
+    ref = st.one_of(st.just(("claimed",)), st.just(("mine", 0)), st.sampled_from(ids))
+    # Callbacks on claimed work are what workers mostly do: complete gets its own branch.
     op = st.one_of(
+        st.tuples(st.just("complete"), ref),
         st.tuples(st.just("ready"), st.sampled_from([1, None, 2])),
-        st.tuples(st.sampled_from(["complete", "cancel", "fail"]), ref),
+        st.tuples(st.sampled_from(["cancel", "fail"]), ref),
         st.tuples(st.just("submit"), st.sampled_from(ids)),
     )
-    threads = draw(st.lists(st.lists(op, min_size=1, max_size=3), min_size=2,
+    threads = draw(st.lists(st.lists(op, min_size=1, max_size=max_ops), min_size=2,
                             max_size=max_threads))
     lanes = len(threads)
     return Case("scheduler", (mc,), {}, setup, threads, [f"t{i}" for i in range(lanes)])
 
 
 @st.composite
-def wheel_cases(draw: st.DrawFn, max_threads: int = 3) -> Case:
+def wheel_cases(draw: st.DrawFn, max_threads: int = 3, max_ops: int = 3) -> Case:
     tick = draw(st.sampled_from([1, 2]))
     size = draw(st.integers(1, 4))
     options: dict[str, Any] = {}
@@ -211,12 +228,12 @@ def wheel_cases(draw: st.DrawFn, max_threads: int = 3) -> Case:
         st.tuples(st.just("cancel"), ref),
         st.tuples(st.just("pending")),
     )
-    threads: list[Program] = draw(st.lists(st.lists(op, min_size=1, max_size=3), min_size=1,
-                                           max_size=max_threads - 1))
+    threads: list[Program] = draw(st.lists(st.lists(op, min_size=1, max_size=max_ops),
+                                           min_size=1, max_size=max_threads - 1))
     tick_lane = draw(st.booleans()) or len(threads) == 1
     lane_names = [f"t{i}" for i in range(len(threads))]
     if tick_lane:
-        dts = sorted(draw(st.lists(st.integers(0, span), min_size=1, max_size=2)))
+        dts = sorted(draw(st.lists(st.integers(0, span), min_size=1, max_size=min(2, max_ops))))
         # The tick lane's position is drawn: the lane that runs first matters.
         at = draw(st.integers(0, len(threads)))
         threads.insert(at, [("advance", dt) for dt in dts])
@@ -292,21 +309,64 @@ def to_counterexample(case: Case, outcome: RoundOutcome,
     )
 
 
+#: Small scope first: (threads, operations per thread) of each stage of a hunt.
+STAGES: tuple[tuple[int, int], ...] = ((2, 2), (3, 3))
+
+
 def hunt(
     system: str,
     factory: Callable[..., Any],
     *,
     settings: hypothesis.settings | None = None,
-    max_threads: int = 3,
+    stages: Sequence[tuple[int, int]] = STAGES,
     replays: int = 10,
     seed: int | None = None,
     sweep_bound: int = 1,
-    sweep_runs: int = 40,
+    sweep_runs: int = 30,
 ) -> HuntResult:
-    """Search for a concurrent round the target fails; shrink it; replay it ``replays`` times."""
+    """Search for a concurrent round the target fails; shrink it; replay it ``replays`` times.
+
+    Each of ``stages`` runs the profile's examples, small scope first (2 threads x 2
+    operations, then 3 x 3): a race that a small round shows is found -- and reported -- in
+    its small form, and only a target that survives the small stage meets the larger rounds.
+    """
     if system not in ("scheduler", "wheel"):
         raise ValueError(f"unknown system {system!r}; expected 'scheduler' or 'wheel'")
-    strategy = scheduler_cases(max_threads) if system == "scheduler" else wheel_cases(max_threads)
+    base = settings or hypothesis.settings()
+    per_stage = base.max_examples
+    result = HuntResult(system, 0)
+    for threads, ops in stages:
+        found = _hunt_stage(system, factory, hypothesis.settings(base, max_examples=per_stage),
+                            threads, ops, seed, sweep_bound, sweep_runs)
+        result.examples += found[0]
+        if found[1] is not None:
+            result.case, result.outcome = found[1]
+            break
+    if result.case is not None:
+        result.case, result.outcome = reduce_case(factory, result.case, result.outcome)
+        result.replays_tried = replays
+        first = result.outcome.run.signature()
+        for _ in range(replays):
+            again = run_case(factory, result.case)
+            if again.run.signature() == first and again.verdict == result.outcome.verdict:
+                result.replays += 1
+            elif again.run.signature() != first:
+                result.nondeterministic = True
+    return result
+
+
+def _hunt_stage(
+    system: str,
+    factory: Callable[..., Any],
+    settings: hypothesis.settings,
+    max_threads: int,
+    max_ops: int,
+    seed: int | None,
+    sweep_bound: int,
+    sweep_runs: int,
+) -> tuple[int, tuple[Case, RoundOutcome] | None]:
+    strategy = (scheduler_cases(max_threads, max_ops) if system == "scheduler"
+                else wheel_cases(max_threads, max_ops))
     failures: list[tuple[Case, RoundOutcome]] = []
     examples = 0
 
@@ -339,37 +399,15 @@ def hunt(
             failures.append((case, outcome))
             raise AssertionError(explain(outcome))
 
-    base = settings or hypothesis.settings()
-    wrapped = hypothesis.settings(base, database=None, report_multiple_bugs=False,
+    wrapped = hypothesis.settings(settings, database=None, report_multiple_bugs=False,
                                   suppress_health_check=list(hypothesis.HealthCheck))(probe)
     if seed is not None:
         wrapped = hypothesis.seed(seed)(wrapped)
-    result = HuntResult(system, 0)
     try:
         wrapped()
     except AssertionError:
-        case, outcome = failures[-1]
-        result.case, result.outcome = case, outcome
-        result.replays_tried = replays
-        first = outcome.run.signature()
-        for _ in range(replays):
-            again = run_case(factory, case)
-            if again.run.signature() == first and again.verdict == outcome.verdict:
-                result.replays += 1
-            elif again.run.signature() != first:
-                result.nondeterministic = True
-    result.examples = examples
-    if result.case is not None:
-        result.case, result.outcome = reduce_case(factory, result.case, result.outcome)
-        result.replays = 0
-        first = result.outcome.run.signature()
-        for _ in range(replays):
-            again = run_case(factory, result.case)
-            if again.run.signature() == first and again.verdict == result.outcome.verdict:
-                result.replays += 1
-            elif again.run.signature() != first:
-                result.nondeterministic = True
-    return result
+        return examples, failures[-1]
+    return examples, None
 
 
 def _judge(factory: Callable[..., Any], case: Case) -> tuple[Any, bool, RoundOutcome]:
@@ -389,6 +427,14 @@ def _candidates(case: Case) -> list[Case]:
     out: list[Case] = []
     if len(case.threads) > 1:
         out.extend(_without_lane(case, i) for i in range(len(case.threads)))
+    if len(case.threads) > 2:
+        # Merge lane j into lane i (its operations run after i's): fewer threads, same calls.
+        for j in range(len(case.threads)):
+            for i in range(len(case.threads)):
+                if i != j and (case.names[j] == "tick") == (case.names[i] == "tick"):
+                    merged = [list(p) for p in case.threads]
+                    merged[i] = merged[i] + merged[j]
+                    out.append(_without_lane(replace(case, threads=merged), j))
     for i, ops in enumerate(case.threads):
         if len(ops) > 1:
             for j in range(len(ops)):

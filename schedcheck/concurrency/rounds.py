@@ -14,8 +14,10 @@ quiescent point where
 
 Operations are tuples, printable and replayable. Scheduler: ``("ready", limit)``,
 ``("complete"|"fail"|"cancel", ref)``, ``("submit", id)`` (a resubmit with the same deps),
-where ``ref`` is a task id (its generation at the start of the round) or ``("mine", j)`` (the
-j-th claim of this lane's latest ready(); skipped when there is none). Wheel: ``("schedule",
+where ``ref`` is a task id (its generation at the start of the round), ``("claimed",)`` (the
+task RUNNING at the start that this lane owns: lane i owns the i-th, in id order) or
+``("mine", j)`` (the j-th claim of this lane's
+latest ready()); a ref that names nothing skips the operation. Wheel: ``("schedule",
 offset)`` (deadline = round's now + offset), ``("cancel", ref)`` with ``ref`` a handle name
 (``"h0"``...) or ``("mine", j)``, ``("advance", dt)`` (now = round's now + dt, taken by the
 "tick" lane), ``("pending",)``.
@@ -98,6 +100,8 @@ class SchedulerRound:
 
     generations: dict[Any, int]  #: task id -> current generation at the round's start
     deps: dict[Any, tuple[Any, ...]]  #: task id -> deps (for resubmits)
+    running: list[Any] = field(default_factory=list)  #: RUNNING at the start, by submission
+    lanes: list[str] = field(default_factory=list)  #: lane names, in order
     claims: dict[str, list[tuple[Any, int]]] = field(default_factory=dict)
 
     def resolve(self, lane: str, op: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -108,6 +112,13 @@ class SchedulerRound:
             return ("submit", op[1], self.deps.get(op[1], ()))
         if name in ("complete", "fail", "cancel"):
             ref = op[1]
+            if isinstance(ref, tuple) and ref[:1] == ("claimed",):
+                # The task the setup handed to this lane: lane i owns the i-th RUNNING one.
+                index = self.lanes.index(lane) if lane in self.lanes else 0
+                if index >= len(self.running):
+                    return SKIP
+                task = self.running[index]
+                return (name, task, self.generations[task])
             if isinstance(ref, tuple) and ref[:1] == ("mine",):
                 mine = self.claims.get(lane, [])
                 if ref[1] >= len(mine):
@@ -308,9 +319,12 @@ def run_round(
     resolver: Any
     if system == "scheduler":
         ids = list(spec.model.task_ids())
+        infos = {t: spec.model.info(t) for t in ids}
         resolver = SchedulerRound(
-            generations={t: spec.model.info(t).generation for t in ids},
+            generations={t: infos[t].generation for t in ids},
             deps={t: tuple(spec.model.deps_of(t)) for t in ids},
+            running=[t for t in ids if adapt.norm_name(infos[t].state) == "RUNNING"],
+            lanes=lane_names,
         )
     else:
         resolver = WheelRound(now=now, handles=dict(setup_handles or {}))

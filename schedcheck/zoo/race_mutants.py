@@ -22,12 +22,80 @@ from __future__ import annotations
 
 from typing import Any
 
-from schedcheck.contract import WheelFullError, require_int
+from schedcheck.contract import (
+    Claim,
+    NotStartedError,
+    Outcome,
+    Reply,
+    TaskState,
+    WheelFullError,
+    require_int,
+)
 from schedcheck.impl._wheel_common import Handle
 from schedcheck.impl.hashed_wheel import HashedTimingWheel
+from schedcheck.impl.scheduler import Scheduler
 from schedcheck.zoo.catalogue import Mutant, register
 
-__all__ = ["CancelNoRecheckWheel", "SplitMaxPendingWheel"]
+__all__ = [
+    "CancelNoRecheckWheel",
+    "ClaimCheckThenWriteScheduler",
+    "SplitMaxPendingWheel",
+    "UnlockedDecrementScheduler",
+]
+
+_READY, _RUNNING, _PENDING, _OK = (
+    TaskState.READY, TaskState.RUNNING, TaskState.PENDING, TaskState.SUCCEEDED,
+)
+
+
+class ClaimCheckThenWriteScheduler(Scheduler):
+    """ready() picks the READY tasks in one critical section and claims them in another."""
+
+    def ready(self, limit: int | None = None) -> list[Claim]:
+        if limit is not None:
+            require_int(limit, "limit", minimum=0)
+        with self._lock:  # MUTANT: the check ...
+            if not self._started:
+                raise NotStartedError("ready() before start(): call start() first")
+            if self._closed:
+                return []
+            n = self.max_concurrency - self._running
+            if limit is not None:
+                n = min(n, limit)
+            ready = sorted((r for r in self._tasks.values() if r.state is _READY),
+                           key=lambda r: r.seq)[:max(n, 0)]
+        out: list[Claim] = []
+        for rec in ready:
+            with self._lock:  # ... and the write, with no re-check that rec is still READY
+                if self._queued.get(rec.seq) is rec:
+                    self._stale += 1  # its heap entry is dead now (keeps the books right)
+                rec.state = _RUNNING
+                self._running += 1
+                out.append(Claim(rec.task_id, rec.gen, rec.fn))
+        return out
+
+
+class UnlockedDecrementScheduler(Scheduler):
+    """complete() releases dependents with a read-modify-write outside the lock."""
+
+    def complete(self, task_id: Any, generation: int) -> Reply:
+        require_int(generation, "generation")
+        with self._lock:
+            rec = self._tasks.get(task_id)
+            if rec is None or generation != rec.gen or rec.state is not _RUNNING:
+                return self._complete_other(task_id, generation, rec)
+            rec.state = _OK
+            self._running -= 1
+            dependents = list(rec.dependents)
+        for dep in dependents:
+            if dep.state is _PENDING:
+                left = dep.waiting - 1  # MUTANT: read outside the lock ...
+                with self._lock:  # ... written back under it: a concurrent decrement is lost
+                    dep.waiting = left
+                    if not left and dep.state is _PENDING:
+                        dep.t = self._clock()
+                        self._push(dep)
+        return Reply(Outcome.APPLIED, _OK)
 
 
 class CancelNoRecheckWheel(HashedTimingWheel):
@@ -66,6 +134,26 @@ class SplitMaxPendingWheel(HashedTimingWheel):
             return node
 
 
+register(Mutant(
+    name="race-claim-check-then-write",
+    system="scheduler",
+    mistake="ready() checks which tasks are READY in one critical section and marks them "
+            "RUNNING in another: two workers claim the same generation",
+    source="seed 000: common mistakes (claim checked outside the critical section); issue 4",
+    expected_clause="S-LIN",
+    factory=ClaimCheckThenWriteScheduler,
+    kind="race",
+))
+register(Mutant(
+    name="race-complete-decrement-unlocked",
+    system="scheduler",
+    mistake="complete() decrements each dependent's outstanding count outside the lock: two "
+            "dependencies completing together lose a decrement and the dependent never runs",
+    source="seed 000: what the interviewer tests (concurrent completions); issue 4",
+    expected_clause="S-LIN",
+    factory=UnlockedDecrementScheduler,
+    kind="race",
+))
 register(Mutant(
     name="race-wheel-cancel-no-recheck",
     system="wheel",

@@ -15,8 +15,32 @@ from schedcheck.zoo import race_mutants as rm
 
 # The claim under test is "found by the default CI profile", so these hunts use it.
 CI = suite_settings(profile="ci")
+# Correct targets: the profile in force (dev by default) keeps the suite inside its time budget;
+# `schedcheck check --threads` and the zoo run them under CI.
+CURRENT = suite_settings()
 
 WHEEL_MUTANTS = [rm.CancelNoRecheckWheel, rm.SplitMaxPendingWheel]
+SCHEDULER_MUTANTS = [rm.ClaimCheckThenWriteScheduler, rm.UnlockedDecrementScheduler]
+
+
+@pytest.mark.parametrize("factory", SCHEDULER_MUTANTS, ids=lambda c: c.__name__)
+def test_racy_scheduler_mutant_is_found_shrunk_and_replayed_ten_of_ten(factory: Any) -> None:
+    found = hunt("scheduler", factory, settings=CI, seed=4)
+    assert found.found, f"{factory.__name__} survived {found.examples} concurrent rounds"
+    assert found.case is not None and found.outcome is not None
+    assert len(found.case.threads) <= 2
+    assert found.case.operations <= 3
+    assert found.outcome.run.preemptions <= 2
+    assert found.replays == 10 and not found.nondeterministic
+    namespace: dict[str, Any] = {"factory": factory}
+    with pytest.raises(AssertionError, match=r"not linearizable|matches none"):
+        exec(found.program(), namespace)
+
+
+def test_the_correct_scheduler_passes_the_concurrent_rounds() -> None:
+    result = hunt("scheduler", impl.Scheduler, settings=CURRENT, seed=4)
+    assert not result.found, result.outcome and result.outcome.message
+    assert result.examples >= CURRENT.max_examples
 
 
 @pytest.mark.parametrize("factory", WHEEL_MUTANTS, ids=lambda c: c.__name__)
@@ -39,13 +63,18 @@ def test_racy_wheel_mutant_is_found_shrunk_and_replayed_ten_of_ten(factory: Any)
     "factory", [impl.HashedTimingWheel, impl.HierarchicalTimingWheel], ids=lambda c: c.__name__
 )
 def test_correct_wheels_pass_the_concurrent_rounds(factory: Any) -> None:
-    result = hunt("wheel", factory, settings=CI, seed=4)
+    result = hunt("wheel", factory, settings=CURRENT, seed=4)
     assert not result.found, result.outcome and result.outcome.message
-    assert result.examples >= 100
+    assert result.examples >= CURRENT.max_examples
 
 
 def test_race_mutants_are_catalogued_as_races_with_lin_clauses() -> None:
     races = {m.name: m for m in catalogue.all_mutants() if m.kind == "race"}
-    assert {"race-wheel-cancel-no-recheck", "race-wheel-max-pending-split"} <= set(races)
+    assert set(races) == {
+        "race-claim-check-then-write",
+        "race-complete-decrement-unlocked",
+        "race-wheel-cancel-no-recheck",
+        "race-wheel-max-pending-split",
+    }
     for mutant in races.values():
         assert mutant.expected_clause in ("S-LIN", "W-LIN")
