@@ -69,3 +69,134 @@ def explore(
                 queue.append(([*schedule, point.lane, point.k, skip], used + cost, i))
     failing, failure = first_failure or (None, None)
     return ExploreResult(runs, bound, failing is None, failing, failure)
+
+
+# --------------------------------------------------------------------------------------------
+# The fixed catalogue of small scenarios (issue 4, section 3)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    system: str
+    words: str
+    case: Any  #: a ``hunt.Case`` without a schedule
+
+
+def catalogue() -> list[Scenario]:
+    """Two threads x at most 3 operations each, both systems."""
+    from schedcheck.concurrency.hunt import Case
+
+    def sched(setup: list[tuple[Any, ...]], threads: list[list[tuple[Any, ...]]],
+              mc: int = 2) -> Case:
+        return Case("scheduler", (mc,), {}, setup, threads, ["t0", "t1"])
+
+    abc = [("submit", "a", ()), ("submit", "b", ()), ("submit", "c", ("a",)), ("start",)]
+    diamond = [("submit", "a", ()), ("submit", "b", ()), ("submit", "c", ("a", "b")),
+               ("start",), ("ready", None)]
+    return [
+        Scenario("last-slot", "scheduler",
+                 "two workers claiming the last slot (max_concurrency 2, one task running)",
+                 sched([*abc, ("ready", 1)], [[("ready", 1), ("complete", ("mine", 0))],
+                                               [("ready", 1), ("complete", ("mine", 0))]])),
+        Scenario("complete-vs-cancel", "scheduler", "complete racing cancel of a running task",
+                 sched([*abc, ("ready", 1)], [[("complete", "a"), ("ready", None)],
+                                               [("cancel", "a"), ("fail", "a")]])),
+        Scenario("duplicate-complete", "scheduler",
+                 "duplicate complete of one claim from two workers",
+                 sched([*abc, ("ready", 1)], [[("complete", "a"), ("ready", 1)],
+                                               [("complete", "a"), ("ready", 1)]])),
+        Scenario("diamond-completions", "scheduler",
+                 "two workers completing both dependencies of one task",
+                 sched(diamond, [[("complete", ("claimed",)), ("ready", 1)],
+                                 [("complete", ("claimed",)), ("ready", 1)]])),
+        Scenario("schedule-vs-tick", "wheel", "schedule racing the tick that fires it",
+                 Case("wheel", (1, 4), {}, [], [[("schedule", 1), ("cancel", ("mine", 0))],
+                                                [("advance", 1), ("advance", 2)]],
+                      ["t0", "tick"])),
+        Scenario("cancel-vs-tick", "wheel", "cancel racing the tick that would fire the timer",
+                 Case("wheel", (1, 4), {}, [("schedule", "h0", 1), ("schedule", "h1", 5)],
+                      [[("cancel", "h0"), ("cancel", "h1"), ("pending",)],
+                       [("advance", 1), ("advance", 5)]], ["t0", "tick"])),
+        Scenario("max-pending-producers", "wheel", "two producers filling max_pending",
+                 Case("wheel", (1, 4), {"max_pending": 2}, [("schedule", "h0", 3)],
+                      [[("schedule", 1), ("pending",)], [("schedule", 2), ("cancel", "h0")]],
+                      ["t0", "t1"])),
+    ]
+
+
+@dataclass
+class ScenarioResult:
+    name: str
+    system: str
+    words: str
+    target: str
+    bound: int
+    schedules: dict[int, int]  #: preemption bound -> schedules run within it (cumulative)
+    complete: bool  #: every schedule within ``bound`` ran
+    violation: str | None = None  #: the failure, with its schedule, if any
+    failing_schedule: list[int] | None = None
+
+    @property
+    def text(self) -> str:
+        counts = ", ".join(f"bound {b}: {n}" for b, n in sorted(self.schedules.items()))
+        if self.violation:
+            return f"{self.name} ({self.target}): VIOLATION -- {self.violation}"
+        if not self.complete:
+            return f"{self.name} ({self.target}): capped, not exhausted ({counts})"
+        return (f"{self.name} ({self.target}): no violation within bound {self.bound} "
+                f"({counts} schedules)")
+
+
+def run_exhaustive(
+    scenario_names: list[str] | None = None,
+    bound: int = 2,
+    *,
+    targets: dict[str, list[tuple[str, Any]]] | None = None,
+    max_runs: int = 20_000,
+) -> list[ScenarioResult]:
+    """Every schedule within ``bound`` preemptions of each catalogue scenario, per target
+    (default: the bundled scheduler and both wheels). Counts are per bound, cumulative."""
+    from dataclasses import replace
+
+    from schedcheck import impl
+    from schedcheck.concurrency.hunt import run_case
+
+    chosen = targets or {
+        "scheduler": [("impl.Scheduler", impl.Scheduler)],
+        "wheel": [("impl.HashedTimingWheel", impl.HashedTimingWheel),
+                  ("impl.HierarchicalTimingWheel", impl.HierarchicalTimingWheel)],
+    }
+    known = {s.name: s for s in catalogue()}
+    names = scenario_names or list(known)
+    for name in names:
+        if name not in known:
+            raise ValueError(f"unknown scenario {name!r}; known: {sorted(known)}")
+    results: list[ScenarioResult] = []
+    for name in names:
+        scenario = known[name]
+        for label, factory in chosen.get(scenario.system, []):
+
+            def judge(schedule: list[int], f: Any = factory, c: Any = scenario.case
+                      ) -> tuple[RunOutcome, bool, Any]:
+                outcome = run_case(f, replace(c, schedule=schedule))
+                return outcome.run, outcome.ok, outcome
+
+            counts: dict[int, int] = {}
+            result = ScenarioResult(name, scenario.system, scenario.words, label, bound, counts,
+                                    True)
+            for b in range(bound + 1):
+                found = explore(judge, bound=b, max_runs=max_runs)
+                counts[b] = found.schedules
+                if found.failing is not None:
+                    result.violation = (f"{found.failure.verdict}: {found.failure.message} "
+                                        f"(schedule {found.failing})")
+                    result.failing_schedule = found.failing
+                    result.complete = False
+                    break
+                if not found.complete:
+                    result.complete = False
+                    break
+            results.append(result)
+    return results
