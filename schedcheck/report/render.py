@@ -391,6 +391,8 @@ def _with_divergence(cx: Counterexample) -> dict[str, Any]:
                  else "in the model's result only"}
         marked.append(t)
     snap["timers"] = marked
+    if ".advance(" not in step.code:
+        return snap
     snap["timeline"] = [*(snap.get("timeline") or []), {
         "tick": f"{snap.get('tick')} (step {step.index}: {step.words})",
         "fired": [f"model: {step.expected}", f"implementation: {step.actual}"],
