@@ -22,7 +22,6 @@ OK, BLK, CAN = TaskState.SUCCEEDED, TaskState.BLOCKED, TaskState.CANCELLED
 PR = (P, R)
 #: Extra stale heap entries tolerated beyond the live ones before compaction.
 _SLACK = 64
-_NO_RECS: list[Any] = []  # shared, never mutated: the deps of a record without deps
 
 
 @dataclass
@@ -55,7 +54,8 @@ class _Rec:
         self.task_id = task_id  #: the id
         self.gen = 0  #: current generation; 0 for a ghost (named as a dep, never submitted)
         self.seq = 0  #: submission stamp of the current generation (model D1)
-        self.deps: list[_Rec] = _NO_RECS  #: required deps in order (never mutated in place)
+        #: ids of the required deps, in order (a fast-path submit keeps repeats: see above)
+        self.deps: tuple[Any, ...] = ()
         self.opt: tuple[_Rec, ...] = ()  #: optional deps, disjoint from deps
         self.fn: Callable[..., Any] | None = None
         self.state = P  #: TaskState of the current generation (a ghost stays PENDING)
@@ -73,6 +73,11 @@ class _Rec:
 def _ids(recs: Iterable[_Rec]) -> tuple[Any, ...]:
     """The ids of ``recs`` in order, repeats dropped (a fast-path submit keeps repeats)."""
     return tuple(dict.fromkeys(r.task_id for r in recs))
+
+
+def _uniq(ids: Iterable[Any]) -> tuple[Any, ...]:
+    """``ids`` in order, repeats dropped."""
+    return tuple(dict.fromkeys(ids))
 
 
 def _bad_deps(value: object, name: str, task_id: Any) -> TypeError:
@@ -113,23 +118,25 @@ def check_records(self: Scheduler) -> None:
         who = f"{r.task_id!r} g{r.gen}"
         assert r.gen >= 1 and self._tasks[r.task_id] is r, f"{who} :: bad record"
         running += r.state is RUN
-        for d in r.deps:
-            assert r in d.dependents, f"{who} :: missing reverse edge from {d.task_id!r}"
-            assert (self._tasks if d.gen else self._ghosts).get(d.task_id) is d, (
-                f"{who} :: dep {d.task_id!r} is not its id's record")
+        deps = [self._tasks.get(d) or self._ghosts.get(d) for d in r.deps]
+        for dep_id, d in zip(r.deps, deps, strict=True):
+            assert d is not None, f"{who} :: dep {dep_id!r} has no record (task or ghost)"
+            assert d.dependents.count(r) == r.deps.count(dep_id), (
+                f"{who} :: reverse edges from {dep_id!r} do not match its deps")
         for d in r.opt:
             assert d.odependents and r in d.odependents, (
                 f"{who} :: missing optional reverse edge from {d.task_id!r}")
         for d in r.dependents:
-            assert r in d.deps, f"{who} :: stale reverse edge to {d.task_id!r}"
+            assert r.task_id in d.deps, f"{who} :: stale reverse edge to {d.task_id!r}"
         for d in r.odependents or ():
             assert r in d.opt, f"{who} :: stale optional reverse edge to {d.task_id!r}"
         if r.state in PR:
-            for d in r.deps:
+            for d in deps:
+                assert d is not None
                 assert d.state not in DEAD, (
                     f"{who} :: {r.state.name} with dead dep {d.task_id!r} g{d.gen} "
                     f"({d.state.name})")
-            want = sum(1 for d in r.deps if not d.gen or d.state is not OK) + sum(
+            want = sum(1 for d in deps if d is None or not d.gen or d.state is not OK) + sum(
                 1 for d in r.opt if not d.gen or d.state not in TERMINAL)
             assert r.waiting == want, f"{who} :: waiting={r.waiting}, recount {want}"
             assert (r.state is R) == (want == 0), f"{who} :: {r.state.name} waiting {want}"

@@ -53,12 +53,12 @@ from heapq import heapify, heappop, heappush
 from typing import Any
 
 from schedcheck.impl._scheduler_support import (
-    _NO_RECS,
     _SLACK,
     SchedulerMetrics,
     _ids,
     _parse,
     _Rec,
+    _uniq,
     check_records,
 )
 from schedcheck.model.scheduler import TaskDetails, details
@@ -127,6 +127,10 @@ class Scheduler:
         if rec is None:
             raise UnknownTaskError(task_id)
         return rec
+
+    def _rec_of(self, dep_id: Any) -> _Rec:
+        """The record of a dependency id: a task's, or a ghost's."""
+        return self._tasks.get(dep_id) or self._ghosts[dep_id]
 
     def _push(self, rec: _Rec) -> None:
         """rec just became READY."""
@@ -223,7 +227,6 @@ class Scheduler:
                                 dep = self._ghosts.get(dep_id)
                                 if dep is None:
                                     dep = self._ghosts[dep_id] = _Rec(dep_id)
-                            got[i] = dep
                             self._maybe_cyclic = True
                         dep.dependents.append(rec)
                         st = dep.state
@@ -234,7 +237,7 @@ class Scheduler:
                             elif cause is None and (st is FAIL or st is BLK or st is CAN):
                                 cause = (Cause("failed", dep.task_id, dep.gen) if st is FAIL
                                          else dep.cause)
-                    rec.deps = got  # type: ignore[assignment]  # no None left
+                    rec.deps = deps if cls is tuple else tuple(deps)  # type: ignore[assignment]
                     rec.waiting = waiting
                     if cause is not None:
                         rec.state, rec.cause = BLK, cause
@@ -324,7 +327,8 @@ class Scheduler:
             self._tasks[task_id] = rec
         else:
             old = rec.state
-            for d in rec.deps:
+            for dep_id in rec.deps:
+                d = self._rec_of(dep_id)
                 d.dependents.remove(rec)  # O(in-degree of d): see the module comment
                 self._unlinked(d)
             for d in rec.opt:
@@ -352,7 +356,7 @@ class Scheduler:
         self._seq += 1
         rec.gen += 1
         rec.seq = self._seq
-        rec.deps, rec.opt = _NO_RECS, ()
+        rec.deps, rec.opt = (), ()
         rec.fn = rec.cause = rec.error = None
         rec.state, rec.requested, rec.optional_failed, rec.waiting = P, False, (), 0
         return rec
@@ -380,14 +384,12 @@ class Scheduler:
         """Register the new edges; the new generation stays PENDING with its count."""
         rec.fn = fn
         waiting = 0
-        deps = []
         for dep_id in req:
             dep = self._link(dep_id, rec)
             dep.dependents.append(rec)
-            deps.append(dep)
             if dep.state is not OK:
                 waiting += 1
-        rec.deps = deps
+        rec.deps = req
         if opt:
             odeps = []
             for dep_id in opt:
@@ -403,7 +405,8 @@ class Scheduler:
 
     def _decide(self, rec: _Rec) -> None:
         """Rule 1: BLOCKED (cause from the first dead dep in deps order) or left PENDING."""
-        for dep in rec.deps:
+        for dep_id in rec.deps:
+            dep = self._rec_of(dep_id)
             st = dep.state
             if st in DEAD:
                 cause = Cause("failed", dep.task_id, dep.gen) if st is FAIL else dep.cause
@@ -432,7 +435,7 @@ class Scheduler:
                 return
             if self._unknown_refs:
                 for rec in sorted(self._tasks.values(), key=lambda r: r.seq):
-                    missing = [d for d in _ids(rec.deps) + _ids(rec.opt) if d in self._ghosts]
+                    missing = [d for d in _uniq(rec.deps) + _ids(rec.opt) if d in self._ghosts]
                     if missing:
                         raise UnknownDependencyError(rec.task_id, missing)
             if self._maybe_cyclic:
@@ -446,19 +449,20 @@ class Scheduler:
     def _find_cycle(self) -> list[Any] | None:
         """Iterative three-colour DFS with the stack as parent pointers (no recursion)."""
         colour: dict[_Rec, int] = {}  # 1 grey (on the stack), 2 black
+        rec_of = self._tasks.__getitem__  # called once every dep is known
         for root in sorted(self._tasks.values(), key=lambda r: r.seq):
             if root in colour:
                 continue
             colour[root] = 1
             stack = [root]
-            iters = [iter((*root.deps, *root.opt))]
+            iters = [iter((*map(rec_of, root.deps), *root.opt))]
             while iters:
                 for nxt in iters[-1]:
                     c = colour.get(nxt)
                     if c is None:
                         colour[nxt] = 1
                         stack.append(nxt)
-                        iters.append(iter((*nxt.deps, *nxt.opt)))
+                        iters.append(iter((*map(rec_of, nxt.deps), *nxt.opt)))
                         break
                     if c == 1:
                         i = stack.index(nxt)
@@ -667,7 +671,7 @@ class Scheduler:
 
     def deps_of(self, task_id: Hashable) -> tuple[Any, ...]:
         with self._lock:
-            return _ids(self._get(task_id).deps)
+            return _uniq(self._get(task_id).deps)
 
     def optional_of(self, task_id: Hashable) -> tuple[Any, ...]:
         with self._lock:
@@ -695,13 +699,13 @@ class Scheduler:
             st = rec.state
             if not (st is P or (st is R and not self._started)):
                 return self._reply(Outcome.REJECTED, st)
-            if any(d.task_id == dep for d in (*rec.deps, *rec.opt)):
+            if dep in rec.deps or any(d.task_id == dep for d in rec.opt):
                 return self._reply(Outcome.DUPLICATE, st)
             if self._started:
                 self._validate(task_id, rec, (dep,))
             d = self._link(dep, rec)
             d.dependents.append(rec)
-            rec.deps = [*rec.deps, d]
+            rec.deps = (*rec.deps, dep)
             if d.state in DEAD:
                 if st is R:
                     self._stale += 1
@@ -736,7 +740,7 @@ class Scheduler:
                         chosen[d] = None
                         stack.append(d)
             batch = sorted(chosen, key=lambda r: r.seq)
-            plan = [(r, _ids(r.deps), _ids(r.opt), r.fn)
+            plan = [(r, _uniq(r.deps), _ids(r.opt), r.fn)
                     for r in batch]
             for r, req, opt, fn in plan:  # all new generations exist, PENDING, with edges
                 self._detach(r.task_id)
@@ -746,7 +750,7 @@ class Scheduler:
             while todo:  # the model's order: dependency order within the batch, then stamps
                 undecided = {r.task_id for r in todo}
                 free = [r for r in todo
-                        if not any(d.task_id in ids and d is not r and d.task_id in undecided
+                        if not any(d in ids and d != r.task_id and d in undecided
                                    for d in r.deps)]
                 now = free or todo  # all of todo: a cycle inside the batch (before start)
                 for r in now:
@@ -768,7 +772,7 @@ class Scheduler:
                     hash(err)
                 except TypeError:
                     err = repr(err)
-                rows.append((r.task_id, r.gen, r.seq, _ids(r.deps),
+                rows.append((r.task_id, r.gen, r.seq, _uniq(r.deps),
                              tuple(d.task_id for d in r.opt), r.fn, r.state, r.cause, err,
                              r.requested, r.optional_failed))
             return (self.max_concurrency, self._started, self._closed, self._seq, tuple(rows))

@@ -17,7 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 from schedcheck.contract import Cause, Claim, CycleError, Outcome, Reply, TaskState, require_int
-from schedcheck.impl.scheduler import Scheduler, _Rec
+from schedcheck.impl._scheduler_support import _Rec
+from schedcheck.impl.scheduler import Scheduler
 from schedcheck.zoo.catalogue import Mutant, register
 
 __all__ = [
@@ -59,7 +60,7 @@ class RescanAllScheduler(_Mutant):
             self._running -= 1
             for r in self._tasks.values():  # MUTANT: O(V + E) per completion
                 if r.state is P:
-                    r.waiting = sum(1 for d in r.deps if d.state is not OK) + sum(
+                    r.waiting = sum(1 for d in r.deps if self._rec_of(d).state is not OK) + sum(
                         1 for d in r.opt if d.state not in (OK, FAIL, BLK, CAN))
                     if not r.waiting:
                         r.t = self._clock()
@@ -140,9 +141,9 @@ class StaleEdgesScheduler(_Mutant):
 
     def _detach(self, task_id: Any) -> _Rec:
         rec = self._tasks.get(task_id)
-        kept = rec.deps if rec is not None else []
+        kept = [self._rec_of(d) for d in rec.deps] if rec is not None else []
         if rec is not None:
-            rec.deps = []  # MUTANT: the unlink loop finds nothing to unlink
+            rec.deps = ()  # MUTANT: the unlink loop finds nothing to unlink
         out = super()._detach(task_id)
         for d in kept:
             if out not in d.dependents:
