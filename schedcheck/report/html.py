@@ -117,6 +117,27 @@ def _lemmas_html(lemmas: list[Any]) -> str:
             f"<th>status</th><th>bound</th><th>seconds</th></tr>{''.join(rows)}</table>")
 
 
+def _scenarios_html(scenarios: list[Any]) -> str:
+    rows = []
+    for s in scenarios:
+        violation = getattr(s, "violation", None)
+        complete = bool(getattr(s, "complete", False))
+        if violation:
+            verdict, cls = f"VIOLATION: {violation}", "v-broken"
+        elif complete:
+            verdict, cls = f"no violation within bound {getattr(s, 'bound', '?')}", "v-held"
+        else:
+            verdict, cls = "capped, not exhausted", "v-unknown"
+        counts = ", ".join(f"{n} within {b}" for b, n in
+                           sorted(dict(getattr(s, "schedules", {}) or {}).items()))
+        rows.append(f"<tr><td><code>{_e(getattr(s, 'name', '?'))}</code></td>"
+                    f"<td><code>{_e(getattr(s, 'target', ''))}</code></td>"
+                    f"<td>{_e(getattr(s, 'words', ''))}</td><td>{_e(counts)}</td>"
+                    f'<td class="{cls}">{_e(verdict)}</td></tr>')
+    return ("<table><tr><th>scenario</th><th>target</th><th>what races</th>"
+            f"<th>schedules (preemption bound)</th><th>verdict</th></tr>{''.join(rows)}</table>")
+
+
 def _zoo_html(rows: list[Any]) -> str:
     out = []
     for r in rows:
@@ -200,6 +221,12 @@ def index_html(report: VerifyReport) -> str:
         tiles.append(f'<div class="tile"><small>z3 lemmas</small><b class="{cls}">'
                      f"{proved}/{len(report.lemmas)} as expected</b>"
                      "<small>lemmas proved, mutations refuted</small></div>")
+    if report.scenarios is not None:
+        fine = sum(1 for s in report.scenarios if getattr(s, "violation", None) is None)
+        cls = "ok" if report.scenarios_ok else "bad"
+        tiles.append(f'<div class="tile"><small>exhaustive scenarios</small><b class="{cls}">'
+                     f"{fine}/{len(report.scenarios)} clean</b>"
+                     "<small>every schedule, &le; 2 preemptions</small></div>")
     if report.zoo is not None:
         killed = sum(1 for r in report.zoo if r.killed)
         cls = "ok" if report.zoo_ok else "bad"
@@ -246,6 +273,12 @@ def index_html(report: VerifyReport) -> str:
             body.append(card_html(s.result))
             if s.result.counterexample is not None:
                 body.append(counterexample_html(s.result, "its counterexample", s.result.target))
+    if report.scenarios is not None:
+        body.append("<h2>Exhaustive small concurrent scenarios</h2>")
+        body.append('<p class="lede">Two threads, a few operations each, under the '
+                    "controlled scheduler: every schedule up to the preemption bound is run and "
+                    "its history checked for linearizability against the model.</p>")
+        body.append(_scenarios_html(report.scenarios))
     if report.lemmas is not None:
         body.append("<h2>The z3 lemmas</h2>")
         body.append(_lemmas_html(report.lemmas))

@@ -25,7 +25,7 @@ from typing import Any
 
 import hypothesis
 
-from schedcheck.harness.result import BROKEN, HELD, RunResult
+from schedcheck.harness.result import BROKEN, HELD, UNKNOWN, RunResult
 
 __all__ = [
     "LogCapture",
@@ -35,6 +35,7 @@ __all__ = [
     "fold_result",
     "fold_scaling",
     "probe_construct",
+    "run_exhaustive_scenarios",
     "run_rounds_for",
     "run_scaling_for",
     "run_suite_for",
@@ -52,18 +53,19 @@ class Unusable(Exception):
     """The suite found the target unusable (it cannot be built with legal arguments)."""
 
 
-def _function(module: str, name: str, what: str) -> Callable[..., Any]:
-    try:
-        mod = importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name and module.startswith(exc.name):
-            raise Unavailable(f"{what} is not available in this build ({module} is missing)") \
-                from exc
-        raise
-    fn: Callable[..., Any] | None = getattr(mod, name, None)
-    if fn is None or not callable(fn):
-        raise Unavailable(f"{what} is not available in this build ({module}.{name} is missing)")
-    return fn
+def _function(module: str, name: str, what: str, *also: str) -> Callable[..., Any]:
+    """``module.name`` (or the first of the ``also`` modules that has it), else Unavailable."""
+    for candidate in (module, *also):
+        try:
+            mod = importlib.import_module(candidate)
+        except ModuleNotFoundError as exc:
+            if exc.name and candidate.startswith(exc.name):
+                continue
+            raise
+        fn: Callable[..., Any] | None = getattr(mod, name, None)
+        if fn is not None and callable(fn):
+            return fn
+    raise Unavailable(f"{what} is not available in this build ({module}.{name} is missing)")
 
 
 def run_suite_for(
@@ -172,7 +174,8 @@ def fold_scaling(result: RunResult, scaling: Any) -> None:
 
 def concurrency_bases(system: str, factory: Callable[..., Any]) -> tuple[type, ...]:
     """The concurrent-round mixins for the suite's machine (``schedcheck.concurrency``)."""
-    fn = _function("schedcheck.concurrency", "concurrency_bases", "the concurrent rounds")
+    fn = _function("schedcheck.concurrency", "concurrency_bases", "the concurrent rounds",
+                   "schedcheck.concurrency.rounds")
     return tuple(fn(system, factory))
 
 
@@ -231,7 +234,8 @@ def run_threads_for(
     progress: Progress | None = None,
 ) -> Any:
     """Real-thread stress (``schedcheck.concurrency.run_stress``)."""
-    fn = _function("schedcheck.concurrency", "run_stress", "real-thread stress")
+    fn = _function("schedcheck.concurrency", "run_stress", "real-thread stress",
+                   "schedcheck.concurrency.stress")
     return fn(system, factory, seed=seed, progress=progress)
 
 
@@ -244,6 +248,8 @@ def fold_result(into: RunResult, other: Any) -> None:
         into.stats[lin].exercised += 1
         if ok is False:
             into.stats[lin].broken = True
+        elif getattr(other, "verdict", None) == UNKNOWN:  # a search out of budget: no pass
+            into.stats[lin].verdict_override = UNKNOWN
         cx = getattr(other, "counterexample", None)
         if callable(cx):
             cx = cx()
@@ -306,6 +312,13 @@ class LogCapture(logging.Handler):
         tail = [f"... and {more} more records"] if more > 0 else []
         path.write_text("\n".join([*self.lines, *tail]) + "\n", encoding="utf-8")
         return True
+
+
+def run_exhaustive_scenarios() -> list[Any]:
+    """The catalogue of tiny concurrent scenarios, every schedule up to 2 preemptions."""
+    fn = _function("schedcheck.concurrency", "run_exhaustive", "the exhaustive scenarios",
+                   "schedcheck.concurrency.explore")
+    return list(fn())
 
 
 def probe_construct(system: str, factory: Callable[..., Any]) -> str | None:

@@ -67,6 +67,7 @@ class VerifyReport:
     out: Path
     suites: list[SuiteRun] = field(default_factory=list)
     lemmas: list[Any] | None = None
+    scenarios: list[Any] | None = None  #: exhaustive small concurrent scenarios
     zoo: list[Any] | None = None
     zoo_written: dict[str, Written] = field(default_factory=dict)
     showcase: list[str] = field(default_factory=list)  #: zoo entries pictured on the page
@@ -84,8 +85,13 @@ class VerifyReport:
         return all(r.killed for r in self.zoo or [])
 
     @property
+    def scenarios_ok(self) -> bool:
+        return all(getattr(s, "violation", None) is None for s in self.scenarios or [])
+
+    @property
     def ok(self) -> bool:
-        return all(s.result.ok for s in self.suites) and self.lemmas_ok and self.zoo_ok
+        return (all(s.result.ok for s in self.suites) and self.lemmas_ok and self.zoo_ok
+                and self.scenarios_ok)
 
     def to_json(self) -> dict[str, Any]:
         from schedcheck.zoo.run import zoo_json
@@ -99,6 +105,8 @@ class VerifyReport:
             "lemmas": [_lemma_json(lem) for lem in self.lemmas] if self.lemmas is not None
             else None,
             "zoo": zoo_json(self.zoo) if self.zoo is not None else None,
+            "scenarios": [_scenario_json(s) for s in self.scenarios]
+            if self.scenarios is not None else None,
             "unavailable": self.unavailable,
             "skipped": self.skipped,
             "notes": self.notes,
@@ -132,6 +140,9 @@ class VerifyReport:
                 if not lemma_ok(lem):
                     say(f"  NOT AS EXPECTED {getattr(lem, 'name', lem)}: "
                         f"{getattr(lem, 'status', '?')}")
+        if self.scenarios is not None:
+            for sc in self.scenarios:
+                say(f"exhaustive: {getattr(sc, 'text', sc)}")
         if self.zoo is not None:
             if plain:
                 say(kill_matrix_text(self.zoo))
@@ -145,6 +156,12 @@ class VerifyReport:
             say(f"note: {line}")
         say(f"{'OK' if self.ok else 'FAILED'}: report written to {self.out / 'index.html'} "
             f"({self.seconds:.0f}s)")
+
+
+def _scenario_json(s: Any) -> dict[str, Any]:
+    keys = ("name", "system", "words", "target", "bound", "schedules", "complete", "violation",
+            "failing_schedule")
+    return {k: getattr(s, k, None) for k in keys}
 
 
 def _lemma_json(lem: Any) -> dict[str, Any]:
@@ -204,6 +221,12 @@ def _run_parts(report: VerifyReport, *, examples: int | None, zoo_examples: int 
                     say=say, bar=bar)
     if "threads" in skip:
         report.skipped.append("the concurrent rounds")
+    else:
+        say("exhaustive small concurrent scenarios (every schedule up to 2 preemptions)")
+        try:
+            report.scenarios = runs.run_exhaustive_scenarios()
+        except runs.Unavailable as exc:
+            _note_once(report, str(exc))
 
     if "prove" in skip:
         report.skipped.append("the z3 lemmas")

@@ -126,3 +126,22 @@ def test_an_empty_reported_cycle_is_drawn_with_the_cycle_networkx_finds() -> Non
     source = render.pictures(cx)["cycle"].source
     assert "the target reported cycle=[]: no path" in source
     assert "a cycle networkx finds" in source and source.count("#2ca02c") >= 2
+
+
+def test_exhaustive_scenarios_show_schedule_counts_and_a_violation_fails_verify(
+    tmp_path: Path,
+) -> None:
+    from types import SimpleNamespace
+
+    report = _report(tmp_path)
+    report.zoo = [r for r in report.zoo or [] if r.killed]
+    clean = SimpleNamespace(name="last-slot", system="scheduler", words="two workers claim",
+                            target="impl.Scheduler", bound=2, schedules={0: 1, 1: 9, 2: 55},
+                            complete=True, violation=None)
+    report.scenarios = [clean]
+    assert report.ok
+    page = index_html(report)
+    assert "55 within 2" in page and "no violation within bound 2" in page
+    report.scenarios.append(SimpleNamespace(**{**vars(clean), "violation": "lost update"}))
+    assert not report.ok
+    assert "VIOLATION: lost update" in index_html(report)
