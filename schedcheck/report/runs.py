@@ -142,15 +142,16 @@ def _run_unshrunk(
     return run
 
 
-def run_scaling_for(system: str, factory: Callable[..., Any]) -> Any:
-    """The suite's ScalingResult (``.ok``, ``.verdict``, ``.text``, ``.ratio``)."""
+def run_scaling_for(system: str, factory: Callable[..., Any], **kwargs: Any) -> Any:
+    """The suite's ScalingResult (``.ok``, ``.verdict``, ``.text``, ``.ratio``); ``kwargs``
+    (``n=`` ...) go to ``check_*_scaling``."""
     if system == "scheduler":
         fn = _function("schedcheck.harness.scheduler_suite", "check_scheduler_scaling",
                        "the scheduler's scaling check")
     else:
         fn = _function("schedcheck.harness.wheel_suite", "check_wheel_scaling",
                        "the wheel's scaling check")
-    return fn(factory)
+    return fn(factory, **kwargs)
 
 
 def fold_scaling(result: RunResult, scaling: Any) -> None:
