@@ -417,6 +417,8 @@ class SchedulerMachine(SuiteMachine):
     def _check_cycle_oracle(self, step: Step, exp: Observed, act: Observed,
                             graph: dict[Any, tuple[Any, ...]], new_task: Any = None) -> None:
         """networkx decides whether a CycleError is due; a reported cycle must be real."""
+        if exp.error not in (None, "CycleError"):
+            return  # an error of higher precedence is due (rule 9): the replies decide
         self.exercise("S-ORACLE-CYCLE", "S-T4")
         cyclic = oracles.has_cycle(graph)
         if (exp.error == "CycleError") != cyclic:
@@ -505,6 +507,8 @@ class SchedulerMachine(SuiteMachine):
         if sum(1 for held in self._holders.values() if held) > 1:
             self.exercise("S-T6")
         if act.ok:
+            step.expected, step.actual = repr(exp), repr(act)
+            step.check = check_expr(exp, name, "norm_claims")
             self._check_claims(step, act.value, running_before)
         self._expect("S3", step, exp, act, check=check_expr(exp, name, "norm_claims"))
         if not exp.ok:
@@ -521,13 +525,11 @@ class SchedulerMachine(SuiteMachine):
         seen: set[tuple[Any, int]] = set()
         for c in claims:
             if c in self.claimed or c in seen:
-                step.actual = repr(claims)
                 self.diverge("S-CLAIM-ONCE", f"{step.words}: `{step.code}` handed out "
                              f"{c[0]!r} generation {c[1]} again: each generation is claimed "
                              "at most once", step=step)
             seen.add(c)
         if running + len(claims) > self.max_concurrency:
-            step.actual = repr(claims)
             self.diverge("S-CLAIM-ONCE", f"{step.words}: `{step.code}` returned "
                          f"{len(claims)} claims with {running} already RUNNING, over "
                          f"max_concurrency={self.max_concurrency}", step=step)
