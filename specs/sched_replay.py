@@ -343,3 +343,44 @@ def replay_trace(m: Mutation) -> Callable[[z3.ModelRef, Query], Replay]:
         lines.append(f"# model state: {sched!r}; shadow counts {sched.shadow}")
         return Replay(not held, "\n".join(lines))
     return replay
+
+
+# ---------------------------------------------------------------------------------------
+# One concrete call through the encoding (the differential test of encoding vs model)
+# ---------------------------------------------------------------------------------------
+
+_FIELDS = ("exists", "state", "gen", "seq", "dep", "out", "ck", "ct", "cg", "req", "cok")
+
+
+def _lift(x: Any) -> Any:
+    if isinstance(x, list):
+        return [_lift(e) for e in x]
+    if isinstance(x, bool):
+        return z3.BoolVal(x)
+    return z3.IntVal(x)
+
+
+def encode_call(v: View, name: str, *, k: int = 0, g: int = 0, given: bool = False,
+                deps: tuple[int, ...] = ()) -> View | None:
+    """Run one call through the z3 transition from the concrete state ``v``; the next
+    concrete state, or None when the encoding's preconditions reject the call."""
+    if name == "fail" and v.req[k]:
+        name = "confirm"  # the encoding splits fail by the request flag
+    zv = View(v.n, *[_lift(getattr(v, f)) for f in _FIELDS], _lift(v.max_conc),
+              _lift(v.started), _lift(v.closed), _lift(v.counter))
+    (conds, post, _call), args = transition(name, zv, "x", k=z3.IntVal(k))
+    s = z3.Solver()
+    s.add(*conds, args["g"] == g, args["given"] == given,
+          *[args["deps"][j] == (j in deps) for j in range(v.n)])
+    if s.check() != z3.sat:
+        return None
+    m = s.model()
+
+    def low(x: Any) -> Any:
+        if isinstance(x, list):
+            return [low(e) for e in x]
+        val = m.eval(x, model_completion=True)
+        return bool(z3.is_true(val)) if z3.is_bool(val) else int(val.as_long())
+
+    return View(v.n, *[low(getattr(post, f)) for f in _FIELDS], low(post.max_conc),
+                low(post.started), low(post.closed), low(post.counter))

@@ -28,7 +28,12 @@ from schedcheck.specs.lemmas_wheel import (
     hashed_fire_tick,
     seed_due,
 )
-from schedcheck.specs.sched_replay import mutated_scheduler, record_claims, view_of_model
+from schedcheck.specs.sched_replay import (
+    encode_call,
+    mutated_scheduler,
+    record_claims,
+    view_of_model,
+)
 from schedcheck.specs.sched_state import INVARIANTS, PY, STEP_INVARIANTS, Call
 
 from schedcheck.contract import SchedulerError
@@ -60,10 +65,14 @@ class SchedulerLemmas(RuleBasedStateMachine):
             assert self.s.snapshot() == snap, "an error changed the model's state"
             return None
         post = self._view()
+        self.after_call(call, out, pre, post)
         for iid, says, pred in STEP_INVARIANTS:
             assert pred(pre, post, call, PY), f"{iid} broken by {call}: {says}"
         self.checked_steps += 1
         return out
+
+    def after_call(self, call: Call, out: Any, pre: Any, post: Any) -> None:
+        """A hook: the differential machine below runs the same call through the encoding."""
 
     def _gen(self, k: int, delta: int) -> int:
         t = self.s._tasks.get(IDS[k])
@@ -153,6 +162,45 @@ class SchedulerLemmas(RuleBasedStateMachine):
             assert pred(v, PY), f"{iid} broken: {says}; {self.s!r}"
 
 
+class EncodingMatchesModel(SchedulerLemmas):
+    """Every call the model accepts, run through the z3 transition from the same concrete
+    state, yields the model's next state: the encoding neither rejects what the model does
+    nor does anything else (the mutation replays rely on this)."""
+
+    def after_call(self, call: Call, out: Any, pre: Any, post: Any) -> None:
+        if not hasattr(self, "enc"):
+            self.enc = pre  # the first call starts from the model's (empty) state
+        calls: list[dict[str, Any]]
+        if call.op == "claim":
+            calls = [{"name": "claim", "k": IDS.index(c.task_id)} for c in out]
+        elif call.op == "submit":
+            deps = self.s._tasks[IDS[call.k]].deps
+            calls = [{"name": "submit", "k": call.k, "deps": tuple(IDS.index(d) for d in deps)}]
+        elif call.op in ("complete", "fail", "cancel"):
+            calls = [{"name": call.op, "k": call.k, "g": call.g, "given": bool(call.given)
+                      if call.op == "cancel" else False}]
+        else:
+            calls = [{"name": call.op}]
+        for c in calls:
+            nxt = encode_call(self.enc, **c)
+            assert nxt is not None, f"the encoding rejects {c} that the model accepted"
+            self.enc = nxt
+        for i in range(len(IDS)):
+            got = (post.exists[i], post.state[i], post.gen[i], post.seq[i], post.dep[i],
+                   post.ck[i], post.req[i])
+            enc = (self.enc.exists[i], self.enc.state[i], self.enc.gen[i], self.enc.seq[i],
+                   self.enc.dep[i], self.enc.ck[i], self.enc.req[i])
+            assert got == enc, f"after {calls}: {IDS[i]} model {got} != encoding {enc}"
+            if post.ck[i]:
+                assert (post.ct[i], post.cg[i]) == (self.enc.ct[i], self.enc.cg[i])
+            if post.exists[i] and post.state[i] in (0, 1):
+                assert post.out[i] == self.enc.out[i], f"{IDS[i]}: outstanding differs"
+            if post.exists[i] and post.state[i] in (2, 3):
+                assert post.cok[i] == self.enc.cok[i]
+        assert (post.started, post.closed, post.counter) == (
+            self.enc.started, self.enc.closed, self.enc.counter)
+
+
 class WheelLemmas(RuleBasedStateMachine):
     """WI1..WI5 on schedcheck.model.TimingWheel, with the lemma files' own formulas."""
 
@@ -226,6 +274,7 @@ class WheelLemmas(RuleBasedStateMachine):
 
 TestSchedulerLemmasOnModel = SchedulerLemmas.TestCase
 TestWheelLemmasOnModel = WheelLemmas.TestCase
+TestEncodingMatchesModel = EncodingMatchesModel.TestCase
 
 
 def test_the_scheduler_machine_checks_the_same_invariant_numbers_as_the_lemmas() -> None:
