@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from heapq import heapify, heappop, heappush
 from typing import Any
 
@@ -447,26 +447,32 @@ class Scheduler:
             self._t_start = self._clock()
 
     def _find_cycle(self) -> list[Any] | None:
-        """Iterative three-colour DFS with the stack as parent pointers (no recursion)."""
-        colour: dict[_Rec, int] = {}  # 1 grey (on the stack), 2 black
-        rec_of = self._tasks.__getitem__  # called once every dep is known
-        for root in sorted(self._tasks.values(), key=lambda r: r.seq):
+        """Iterative three-colour DFS over ids, the stack as parent pointers (no recursion);
+        roots in order of first submit (which cycle is found is ours to choose)."""
+        tasks = self._tasks
+        colour: dict[Any, int] = {}  # 1 grey (on the stack), 2 black
+
+        def edges(task_id: Any) -> Iterator[Any]:
+            r = tasks[task_id]  # every dep is known when this runs
+            return iter((*r.deps, *(o.task_id for o in r.opt)) if r.opt else r.deps)
+
+        for root in tasks:
             if root in colour:
                 continue
             colour[root] = 1
             stack = [root]
-            iters = [iter((*map(rec_of, root.deps), *root.opt))]
+            iters = [edges(root)]
             while iters:
                 for nxt in iters[-1]:
                     c = colour.get(nxt)
                     if c is None:
                         colour[nxt] = 1
                         stack.append(nxt)
-                        iters.append(iter((*map(rec_of, nxt.deps), *nxt.opt)))
+                        iters.append(edges(nxt))
                         break
                     if c == 1:
                         i = stack.index(nxt)
-                        return [nxt.task_id, *(r.task_id for r in reversed(stack[i:]))]
+                        return [nxt, *reversed(stack[i:])]
                 else:
                     colour[stack.pop()] = 2
                     iters.pop()
