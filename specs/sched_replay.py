@@ -366,8 +366,8 @@ def encode_call(v: View, name: str, *, k: int = 0, g: int = 0, given: bool = Fal
     concrete state, or None when the encoding's preconditions reject the call."""
     if name == "fail" and v.req[k]:
         name = "confirm"  # the encoding splits fail by the request flag
-    zv = View(v.n, *[_lift(getattr(v, f)) for f in _FIELDS], _lift(v.max_conc),
-              _lift(v.started), _lift(v.closed), _lift(v.counter))
+    zv = View(n=v.n, **{f: _lift(getattr(v, f)) for f in _FIELDS}, max_conc=_lift(v.max_conc),
+              started=_lift(v.started), closed=_lift(v.closed), counter=_lift(v.counter))
     (conds, post, _call), args = transition(name, zv, "x", k=z3.IntVal(k))
     s = z3.Solver()
     s.add(*conds, args["g"] == g, args["given"] == given,
@@ -382,5 +382,6 @@ def encode_call(v: View, name: str, *, k: int = 0, g: int = 0, given: bool = Fal
         val = m.eval(x, model_completion=True)
         return bool(z3.is_true(val)) if z3.is_bool(val) else int(val.as_long())
 
-    return View(v.n, *[low(getattr(post, f)) for f in _FIELDS], low(post.max_conc),
-                low(post.started), low(post.closed), low(post.counter))
+    return View(n=v.n, **{f: low(getattr(post, f)) for f in _FIELDS},
+                max_conc=low(post.max_conc), started=low(post.started),
+                closed=low(post.closed), counter=low(post.counter))
