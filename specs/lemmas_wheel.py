@@ -32,6 +32,8 @@ __all__ = [
     "contract_due",
     "first_visit",
     "hashed_fire_tick",
+    "hier_cascade_tick",
+    "hier_level",
     "seed_due",
 ]
 
@@ -69,6 +71,22 @@ def seed_due(deadline: Any, now: Any, tick: Any, cursor: Any) -> Any:
     """The seed's pseudocode: ``ticks = max(ceil((deadline - now) / tick), 0)`` counted from
     ``currentTick`` (the cursor): bucket ``currentTick + ticks``."""
     return cursor + z3_max(ceil_div(deadline - now, tick), 0)
+
+
+def hier_cascade_tick(due: Any, span: Any) -> Any:
+    """Hierarchical wheel: a level with slots of ``span`` ticks cascades the slot holding
+    ``due`` at the slot's first tick ``(due // span) * span``; its bucket is
+    ``(due // span) % B`` (level 0: span 1, the bucket is visited at ``due`` itself)."""
+    return floor_div(due, span) * span
+
+
+def hier_level(delta: int, b: int) -> int:
+    """The lowest level ``l`` with ``delta < b ** (l + 1)`` (ints only: the lemmas take the
+    level's span as a symbol instead)."""
+    level, span = 0, 1
+    while delta >= span * b:
+        level, span = level + 1, span * b
+    return level
 
 
 # Mutated formulas (the seeds' common mistakes) ------------------------------------------
@@ -274,8 +292,8 @@ def _h_slot_not_started() -> Sequence[Query]:
 
 
 def _h_cascade_lands_lower() -> Sequence[Query]:
-    hyps, g, gl, b, _c, d, s = _h_level()
-    k = s * g  # the cascade tick: the slot's first tick
+    hyps, g, gl, b, _c, d, _s = _h_level()
+    k = hier_cascade_tick(d, g)  # the slot's first tick
     return _q(hyps, z3.And(k % g == 0, d - k >= 0, d - k < gl * b))
 
 

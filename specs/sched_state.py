@@ -1,4 +1,4 @@
-"""The scheduler's state over N task ids and its invariants I0..I9, written once.
+"""The scheduler's state over N task ids and its invariants I0..I10, written once.
 
 Part of the z3 lemmas of specs/lemmas_scheduler.py (read that docstring first). A
 :class:`View` holds either z3 terms (the encoding) or plain Python values (built from

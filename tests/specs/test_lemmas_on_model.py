@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import Phase, settings
+from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
@@ -26,6 +26,8 @@ from schedcheck.specs.lemmas_wheel import (
     contract_due,
     first_visit,
     hashed_fire_tick,
+    hier_cascade_tick,
+    hier_level,
     seed_due,
 )
 from schedcheck.specs.sched_replay import (
@@ -326,3 +328,22 @@ def test_i1_catches_a_duplicate_completion_that_releases_a_dependent_again() -> 
     broken = [iid for iid, _, pred in INVARIANTS if not pred(v, PY)]
     assert broken == ["I1"]
     assert s.info("t2").state.name == "READY" and s.info("t1").state.name == "READY"
+
+
+@given(b=st.integers(2, 5), cursor=st.integers(-50, 50), delay=st.integers(0, 3000))
+def test_the_hierarchical_cascade_formulas_fire_every_timer_at_its_due_tick(
+        b: int, cursor: int, delay: int) -> None:
+    # WI6 by induction on the level, executed: place, cascade at the slot's first tick,
+    # re-place from there, until level 0 -- the lemma's conditions checked at each step
+    due, c = cursor + delay, cursor
+    levels = []
+    while (level := hier_level(due - c, b)) > 0:
+        span = b**level
+        k = hier_cascade_tick(due, span)
+        assert c < k <= due, "hier-slot-not-started"
+        assert due - k < span, "hier-cascade-lands-lower"
+        assert hier_level(due - k, b) < level
+        levels.append(level)
+        c = k
+    assert due - c < b and first_visit(due % b, c, b) == due, "hier-level0-fires-at-due"
+    assert levels == sorted(levels, reverse=True)
