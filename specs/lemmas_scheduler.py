@@ -1,4 +1,4 @@
-"""z3 lemmas of the task scheduler (specs/scheduler.md, invariants I0..I9), N = 1..5 tasks.
+"""z3 lemmas of the task scheduler (specs/scheduler.md, invariants I0..I10), N = 1..5 tasks.
 
 The state (:mod:`schedcheck.specs.sched_state`) and the transitions
 (:mod:`schedcheck.specs.sched_transitions`) are z3 encodings of CONTRACT.md rules 1-8 and of
@@ -11,9 +11,10 @@ the model's decisions. Rows of ``schedcheck prove``:
   propagates along reachability -- neither is decidable for arbitrary N with arrays or
   uninterpreted sorts; the encoding is exact for N tasks, and five tasks already hold every
   shape of two-level propagation, diamonds and resubmits that the rules distinguish).
-* ``sched-I7`` .. ``sched-I9`` -- step properties (terminal absorbing, a stale generation
-  changes nothing, one claim per generation) for every transition from a state satisfying
-  I0..I6, N in 1..5; ``sched-I7-anyN`` .. also for an arbitrary number of tasks (arrays over
+* ``sched-I7`` .. ``sched-I10`` -- step properties (terminal absorbing, a stale generation
+  changes nothing, one claim per generation, a completion releases each PENDING direct
+  dependent exactly once) for every transition from a state satisfying I0..I6, N in 1..5;
+  ``sched-I7-anyN``, ``sched-I9-anyN`` also for an arbitrary number of tasks (arrays over
   an uninterpreted sort of task ids, the propagation over-approximated by "any set of
   PENDING/READY tasks", which only makes the claim stronger).
 * ``sched-bmc`` -- from the initial state, every sequence of up to ``BMC_DEPTH`` calls on
@@ -105,7 +106,7 @@ _TASK = z3.DeclareSort("TaskId")
 
 
 def _any_n(which: str) -> Callable[[], list[Query]]:
-    """I7/I8/I9 for any number of tasks: complete/fail/cancel change the named task as the
+    """I7/I9 for any number of tasks: complete/fail/cancel change the named task as the
     table says, and (over-approximating propagation and release) may move any other
     PENDING/READY task to READY/PENDING/BLOCKED; nothing else changes."""
     def build() -> list[Query]:
