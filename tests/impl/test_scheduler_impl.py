@@ -258,3 +258,31 @@ def test_two_threads_claiming_at_once_never_exceed_max_concurrency() -> None:
         t.join()
     assert sorted(got[0] + got[1]) == list(range(300))
     s.check_invariants()
+
+
+def test_retry_of_a_failed_hub_resubmits_its_blocked_dependents_in_one_pass() -> None:
+    s = Scheduler(1)
+    s.submit("hub")
+    for i in range(3000):
+        s.submit(i, ["hub", "hub"] if i % 2 else ["hub"])
+    s.start()
+    s.ready()
+    s.fail("hub", 1)
+    calls: list[int] = []
+    real = Scheduler._unlink_all
+
+    def spy(self: Any, recs: Any) -> None:
+        calls.append(len(recs))
+        real(self, recs)
+
+    Scheduler._unlink_all = spy  # type: ignore[method-assign]
+    try:
+        assert len(s.retry("hub")) == 3001
+    finally:
+        Scheduler._unlink_all = real  # type: ignore[method-assign]
+    assert calls == [3001]
+    assert len(s._tasks["hub"].dependents) == 3000  # the retried deps are de-duplicated
+    s.check_invariants()
+    s.ready()
+    s.complete("hub", 2)
+    assert s.metrics().states == {"SUCCEEDED": 1, "READY": 3000}
