@@ -1,0 +1,302 @@
+"""The wheel suite's checks: what a target must do, step by step, apart from the rules.
+
+:class:`WheelChecks` is the base of :class:`~schedcheck.harness.wheel_suite.WheelMachine`. It
+holds the per-run state (the model, the target, the :class:`~schedcheck.harness.wheel_ledger.
+Ledger`, the handle maps, each side's executor and callbacks) and every comparison the rules
+make: ``pending()``/``lag_ticks()`` against the model, the fired handles (never early, at most
+once, never after a successful cancel), which clause a wrong ``advance`` result breaks, the
+executor's submissions and the threads callbacks run on, and each handle's attributes.
+
+Clause attribution of a wrong ``advance`` result (first that applies):
+
+* a handle no ``schedule`` returned, fired twice, or after ``cancel`` returned True: W-INV-ONCE;
+* a deadline later than the last tick processed (by the contract's window and by the target's
+  own ``lag_ticks``): W-INV-EARLY;
+* the target's ``lag_ticks`` shows another window of ticks processed: W1;
+* a timer the contract fires is missing, or an extra one fired: W2; same timers, other
+  order: W3. In tolerance mode a timer more than a tick behind its contract due tick:
+  W-INV-LATE.
+
+A model that disagrees with the ledger is a bug in schedcheck (``SchedcheckInternalError``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+from schedcheck import contract
+from schedcheck.harness.common import Observed, SuiteMachine, call_code, observe
+from schedcheck.harness.result import Step
+from schedcheck.harness.wheel_fixtures import Callback, CallLog, RecordingExecutor, Support
+from schedcheck.harness.wheel_ledger import CANCELLED, FIRED, Ledger, TimerRecord
+
+__all__ = ["TOLERANCE_NOTES", "Side", "WheelChecks", "factory_code", "strict_bool"]
+
+#: The seed's interviewer points each contract clause also exercises (clauses.py W-T*).
+SEED_POINT = {"W1": "W-T2", "W2": "W-T1", "W3": "W-T4", "W4": "W-T3", "W5": "W-T4"}
+#: Tolerance-mode notes kept per run (the rest are counted in one summary note).
+MAX_NOTES = 12
+
+
+def factory_code(*args: Any, assign: str | None = None, **kwargs: Any) -> str:
+    """``[assign = ]factory(4, 8, k=v)`` -- how a counterexample builds a wheel."""
+    return call_code("__call__", *args, assign=assign, obj="factory", **kwargs).replace(
+        "factory.__call__(", "factory(")
+
+
+def strict_bool(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"cancel() must return a bool, got {type(value).__name__} {value!r}")
+    return value
+
+
+class Side:
+    """One side's executor and callbacks (the model's or the target's)."""
+
+    def __init__(self, policy: str | None) -> None:
+        self.log = CallLog()
+        self.executor = RecordingExecutor(policy) if policy else None
+        self.seen_calls = 0  #: callback calls already checked
+        self.seen_submissions = 0  #: submissions already accounted to an advance
+        self.queue: list[str] = []  #: accepted submissions not run yet: callback names
+        self.errors = 0  #: what callback_errors() must say: rejections + raising callbacks run
+
+
+class _Tolerance:
+    """Off-tick firings seen in tolerance mode, per run (kept apart from the machine)."""
+
+    def __init__(self) -> None:
+        self.notes: list[str] = []
+        self.count = 0
+
+
+#: keyed by ``id(RunResult)``; run_wheel_suite pops its entry into ``RunResult.notes``
+TOLERANCE_NOTES: dict[int, _Tolerance] = {}
+
+
+class WheelChecks(SuiteMachine):
+    """Per-run state and the checks; the rules live in ``wheel_suite.WheelMachine``."""
+
+    system = "wheel"
+    factory: Callable[..., Any]
+    model_factory: Callable[..., Any]
+    support: Support = Support()
+    tolerance: bool = False
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.model: Any = None
+        self.target: Any = None
+        self.ledger = Ledger(1, 1, 0, None, None)
+        self.t_handles: dict[str, Any] = {}
+        self.m_handles: dict[str, Any] = {}
+        self._t_ids: dict[int, TimerRecord] = {}
+        self._m_ids: dict[int, TimerRecord] = {}
+        self.t_side = Side(None)
+        self.m_side = Side(None)
+        self.executor: RecordingExecutor | None = None
+        self.callbacks: dict[str, str] = {}
+        self.options: dict[str, Any] = {}
+        self.home = threading.get_ident()
+        self._foreign: tuple[Any, Any, Any] | None = None
+        self._preamble_extra: list[str] = []
+
+    def new_callback(self, raises: bool) -> tuple[str, Callback, Callback]:
+        name = f"cb_{len(self.callbacks)}"
+        self.callbacks[name] = "raises" if raises else "ok"
+        return (name, Callback(name, raises, self.t_side.log),
+                Callback(name, raises, self.m_side.log))
+
+    def snapshot(self) -> dict[str, Any]:
+        snap = self.ledger.snapshot()
+        policy = self.executor.policy if self.executor else None
+        preamble = ["from schedcheck.harness.wheel_fixtures import RecordingExecutor, "
+                    "make_callback"]
+        if policy:
+            preamble.append(f"executor = RecordingExecutor({policy!r})")
+        preamble += [f"{n} = make_callback({n!r}{', raises=True' if kind == 'raises' else ''})"
+                     for n, kind in self.callbacks.items()]
+        snap.update(preamble=preamble + self._preamble_extra, callbacks=dict(self.callbacks),
+                    executor=policy)
+        return snap
+
+    # ---------------------------------------------------------------- helpers
+
+    def _internal(self, what: str) -> None:
+        raise contract.SchedcheckInternalError(
+            f"the reference model and the harness ledger disagree: {what}; this is a bug in "
+            f"schedcheck, not in the target\nprogram so far:\n{self.trace.program()}")
+
+    def _ex(self, *clauses: str) -> None:
+        self.exercise(*clauses, *{SEED_POINT[c] for c in clauses if c in SEED_POINT})
+
+    def _query_step(self, code: str, words: str, expected: Any, actual: Any) -> Step:
+        step = self.trace.add(code, words)
+        step.expected, step.actual = repr(expected), repr(actual)
+        return step
+
+    def _compare_query(self, clause: str, code: str, words: str, expected: Any,
+                       got: Observed, story: str) -> None:
+        if got.ok and got.value == expected and type(got.value) is type(expected):
+            return
+        name = code.split(".")[-1].split("(")[0]
+        step = self._query_step(f"{name}_now = {code}", words, expected, got)
+        step.check = f"_raised is None and {name}_now == {expected!r}"
+        self.diverge(clause, f"{story}: `{code}` is {got.describe()}, expected {expected!r}",
+                     step=step)
+
+    def _check_counts(self, clause_pending: str, clause_lag: str) -> None:
+        """pending() and lag_ticks() against the model (exact) or the target's own ledger."""
+        if not self.tolerance:
+            m_pending = self.model.pending()
+            if m_pending != len(self.ledger.live()):
+                self._internal(f"model pending() {m_pending} != live {len(self.ledger.live())}")
+            expected = m_pending
+        else:
+            expected = len(self.ledger.t_live())
+        self._compare_query(clause_pending, "target.pending()", "count the pending timers",
+                            expected, observe(self.target.pending),
+                            "pending() must count the timers neither fired nor cancelled")
+        if "lag_ticks" in self.support.methods and not self.tolerance:
+            m_lag = self.model.lag_ticks()
+            if m_lag != self.ledger.lag():
+                self._internal(f"model lag_ticks() {m_lag} != ledger {self.ledger.lag()}")
+            self._compare_query(clause_lag, "target.lag_ticks()", "read the lag", m_lag,
+                                observe(self.target.lag_ticks),
+                                "lag_ticks() counts ticks <= now // tick not yet processed")
+
+    def bind_handles(self, rec: TimerRecord, t_handle: Any, m_handle: Any) -> None:
+        """Map ``rec.name`` to the target's and the model's handle (mixins scheduling timers
+        call ``rec = self.ledger.schedule(...)`` and then this)."""
+        self.t_handles[rec.name] = t_handle
+        self._t_ids[id(t_handle)] = rec
+        if m_handle is not None:  # None in tolerance mode: the model is not driven
+            self.m_handles[rec.name] = m_handle
+            self._m_ids[id(m_handle)] = rec
+
+    def _fail(self, clause: str, message: str, step: Step | None = None) -> NoReturn:
+        self.diverge(clause, message, step=step)
+        raise contract.SchedcheckInternalError("diverge() returned")  # pragma: no cover
+
+    def _classify(self, step: Step, words: str, names: list[str], t_names: list[str],
+                  window: tuple[int, int], t_reported: int) -> NoReturn:
+        """Which clause a wrong (but not early, not repeated) advance result breaks."""
+        first, last = window
+        processed = last if last >= first else first - 1
+        missing = [n for n in names if n not in t_names]
+        extra = [n for n in t_names if n not in names]
+        if t_reported != processed:
+            clause = "W1"  # it processed another window of ticks (budget, missed ticks)
+        elif missing:
+            # the due tick is wrong (late): W2. (W-INV-LATE, "within a tick of its deadline",
+            # is weaker than the exact due tick; it breaks only in tolerance mode.)
+            clause = "W2"
+        else:
+            clause = "W2" if extra else "W3"
+        what = (f"did not fire {missing}" if missing else f"fired {extra} too"
+                if extra else "fired them in another order")
+        self._fail(clause, f"{words}: `{step.code}` processes ticks {first}..{last}: the "
+                   f"contract fires {names} (by due tick, ties in schedule order); the "
+                   f"target {what}: {t_names}"
+                   + (f"; by its lag_ticks() it processed up to tick {t_reported}"
+                      if t_reported != processed else ""), step)
+
+    def _check_fired(self, step: Step, now: int, t_recs: list[TimerRecord | None],
+                     t_names: list[str], t_last: int) -> None:
+        tick = self.ledger.tick
+        for i, rec in enumerate(t_recs):
+            if rec is None:
+                self._fail("W-INV-ONCE", f"advance(now={now}) returned {t_names[i]}, which "
+                           "no schedule() of this wheel returned", step)
+            if rec.name in t_names[:i]:
+                self.diverge("W-INV-ONCE", f"{rec.name} appears twice in one advance result",
+                             step=step)
+            if rec.t_state == FIRED:
+                self.diverge("W-INV-ONCE", f"{rec.name} fired again: it already fired during "
+                             f"ticks {rec.t_ticks}", step=step)
+            if rec.t_state == CANCELLED:
+                self.diverge("W-INV-ONCE", f"{rec.name} fired although cancel({rec.name}) "
+                             "returned True earlier: a cancelled timer never fires", step=step)
+            if rec.deadline > t_last * tick:
+                self.diverge("W-INV-EARLY", f"{rec.name} (deadline {rec.deadline}) fired in "
+                             f"advance(now={now}), whose last processed tick is {t_last} "
+                             f"(instant {t_last * tick}): before its deadline; its contract due"
+                             f" tick is {rec.due_tick} (tick {tick}, wheel_size "
+                             f"{self.ledger.wheel_size})", step=step)
+
+    def _check_eventually(self, step: Step, now: int, t_last: int) -> None:
+        """Tolerance: a live timer is at most one tick later than its contract due tick."""
+        tick = self.ledger.tick
+        for rec in self.ledger.t_live():
+            if rec.due_tick <= t_last - 1:
+                self._fail("W-INV-LATE", f"{rec.name} (deadline {rec.deadline}, contract due "
+                           f"tick {rec.due_tick}) is still pending after advance(now={now}) "
+                           f"processed tick {t_last} (instant {t_last * tick}): more than one "
+                           "tick later than the contract allows, even in tolerance mode", step)
+
+    def _note_off_tick(self, rec: TimerRecord) -> None:
+        tol = TOLERANCE_NOTES.setdefault(id(self.result), _Tolerance())
+        tol.count += 1
+        if len(tol.notes) < MAX_NOTES:
+            assert rec.t_ticks is not None
+            a, b = rec.t_ticks
+            at = f"at tick {b}" if a == b else f"while processing ticks {a}..{b}"
+            tol.notes.append(f"{self.trace.setup}: timer {rec.name} (deadline {rec.deadline}) "
+                             f"fired {at}, contract due tick {rec.due_tick}")
+
+    def _after_fire(self, step: Step, t_recs: list[TimerRecord],
+                    m_recs: list[TimerRecord]) -> None:
+        """Executor bookkeeping: each fired callback submitted once, in firing order (rule 3)."""
+        for side, recs in ((self.t_side, t_recs), (self.m_side, m_recs)):
+            ex = side.executor
+            if ex is None:
+                continue
+            new = len(ex.submitted) - side.seen_submissions
+            if new != len(recs):
+                if side is self.m_side:
+                    self._internal(f"the model fired {len(recs)} timers, submitted {new}")
+                self._fail("W3", f"advance fired {len(recs)} timers but submitted {new} "
+                           "callbacks to the executor: each fired callback is submitted "
+                           "exactly once, in firing order (rule 3)", step)
+            for k, rec in enumerate(recs):
+                if ex.accepts(side.seen_submissions + k):
+                    side.queue.append(rec.callback)
+                else:
+                    side.errors += 1
+            side.seen_submissions = len(ex.submitted)
+        if self.t_side.executor is not None and t_recs:
+            self._ex("W3", "W-T4")
+
+    def _check_callbacks(self) -> None:
+        side = self.t_side
+        calls = side.log.since(side.seen_calls)
+        for name, thread in calls:
+            if side.executor is None:
+                self.diverge("W3", f"callback {name} was called by the wheel, which has no "
+                             "executor: without one, advance never calls a callback -- the "
+                             "caller runs handle.callback (rule 3)")
+            if thread == self.home:
+                self.diverge("W3", f"callback {name} ran on the thread that calls advance(): "
+                             "callbacks go to the executor and never run on the tick thread "
+                             "(rule 3; seed: callback isolation)")
+        if side.executor is not None and len(side.executor.submitted) != side.seen_submissions:
+            self.diverge("W3", "the target submitted callbacks to the executor outside "
+                         "advance(): only a fired timer's callback is submitted (rule 3)")
+
+    def _check_handles(self) -> None:
+        for rec in self.ledger.timers:
+            handle = self.t_handles[rec.name]
+            if not self.tolerance:
+                mh = self.m_handles[rec.name]
+                if (mh.fired, mh.cancelled) != (rec.state == FIRED, rec.state == CANCELLED):
+                    self._internal(f"model handle {rec.name} {mh!r} vs ledger {rec.state}")
+            for attr, expected, clause in (
+                ("fired", rec.t_state == FIRED, "W4"),
+                ("cancelled", rec.t_state == CANCELLED, "W4"),
+                ("deadline", rec.deadline, "W2"),
+            ):
+                got = observe(getattr, handle, attr)
+                self._compare_query(clause, f"{rec.name}.{attr}", f"read {rec.name}.{attr}",
+                                    expected, got, f"{rec.name} is {rec.t_state}")
