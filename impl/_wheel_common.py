@@ -486,8 +486,12 @@ class _WheelBase:
                 twin._insert(clone)
             return twin
 
+    def __repr__(self) -> str:
+        return (f"<{type(self).__name__} tick={self._tick} wheel_size={self._wheel_size} "
+                f"cursor={self._cursor} now={self._now} pending={self._pending}>")
+
     def check_invariants(self) -> None:
-        """Assert bucket/due-tick agreement, counts, bitmap and the pending() recount."""
+        """Assert bucket/due-tick agreement, occupancy and the pending() recount."""
         with self._lock:
             assert self._cursor <= self._now // self._tick + 1, (
                 f"cursor {self._cursor} is past now//tick + 1"

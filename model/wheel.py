@@ -307,6 +307,10 @@ class TimingWheel:
             ),
         )
 
+    def __repr__(self) -> str:
+        return (f"<TimingWheel tick={self._tick} wheel_size={self._wheel_size} "
+                f"cursor={self._cursor} now={self._now} pending={len(self._live)}>")
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TimingWheel):
             return NotImplemented
