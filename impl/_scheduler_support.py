@@ -70,6 +70,13 @@ class _Rec:
         self.t = 0.0  #: clock when it became READY, then when it was claimed
 
 
+def _clone(rec: _Rec) -> _Rec:
+    c = object.__new__(_Rec)
+    for f in _Rec.__slots__:
+        setattr(c, f, getattr(rec, f))
+    return c
+
+
 def _ids(recs: Iterable[_Rec]) -> tuple[Any, ...]:
     """The ids of ``recs`` in order, repeats dropped (a fast-path submit keeps repeats)."""
     return tuple(dict.fromkeys(r.task_id for r in recs))

@@ -57,6 +57,7 @@ from typing import Any
 from schedcheck.impl._scheduler_support import (
     _SLACK,
     SchedulerMetrics,
+    _clone,
     _ids,
     _parse,
     _Rec,
@@ -103,6 +104,7 @@ class Scheduler:
     def __init__(self, max_concurrency: int, *, lock_factory: Callable[[], Any] = _LOCK_FACTORY,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.max_concurrency = require_int(max_concurrency, "max_concurrency", minimum=0)
+        self._lock_factory = lock_factory
         self._lock = lock_factory()
         self._clock = clock
         self._tasks: dict[Any, _Rec] = {}  # submitted ids, in order of first submit
@@ -800,6 +802,27 @@ class Scheduler:
                              tuple(d.task_id for d in r.opt), r.fn, r.state, r.cause, err,
                              r.requested, r.optional_failed))
             return (self.max_concurrency, self._started, self._closed, self._seq, tuple(rows))
+
+    def copy(self) -> Scheduler:
+        """An independent scheduler in the same state (its own lock from the same factory).
+        Iterative: records are cloned, then every reference between them is remapped."""
+        with self._lock:
+            new = object.__new__(type(self))
+            new.__dict__.update(vars(self))
+            new._lock = self._lock_factory()
+            clones = {id(r): _clone(r) for r in (*self._tasks.values(), *self._ghosts.values())}
+            for c in clones.values():
+                c.dependents = [clones[id(d)] for d in c.dependents]
+                c.opt = tuple(clones[id(d)] for d in c.opt)
+                if c.odependents is not None:
+                    c.odependents = {clones[id(d)]: None for d in c.odependents}
+            new._tasks = {k: clones[id(r)] for k, r in self._tasks.items()}
+            new._ghosts = {k: clones[id(r)] for k, r in self._ghosts.items()}
+            new._heap = list(self._heap)
+            new._queued = {k: clones[id(r)] for k, r in self._queued.items()}
+            new._m = SchedulerMetrics(**vars(self._m))
+            new._m.states = dict(self._m.states)
+            return new
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Scheduler):

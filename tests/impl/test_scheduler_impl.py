@@ -286,3 +286,22 @@ def test_retry_of_a_failed_hub_resubmits_its_blocked_dependents_in_one_pass() ->
     s.ready()
     s.complete("hub", 2)
     assert s.metrics().states == {"SUCCEEDED": 1, "READY": 3000}
+
+
+def test_copy_is_equal_independent_and_has_its_own_lock() -> None:
+    s = Scheduler(2)
+    s.submit("b", ["a"])
+    s.submit("a")
+    s.submit("c", ["a"], optional=["b"])
+    c = s.copy()
+    assert c == s and c._lock is not s._lock
+    s.start()
+    c.start()
+    s.ready()
+    assert c != s
+    c.ready()
+    assert c == s
+    c.complete("a", 1)
+    assert s.info("a").state is RUN and c.info("b").state is R
+    c.check_invariants()
+    s.check_invariants()

@@ -5,10 +5,13 @@ tests/impl/test_scheduler_contract.py; this file holds what is the model's own."
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from schedcheck.model import Scheduler
 from schedcheck.model.scheduler import TRANSITIONS, TaskDetails, find_cycle
 
+from schedcheck import impl
 from schedcheck.contract import (
     Cause,
     ClosedError,
@@ -26,9 +29,9 @@ OK, FAIL, BLK, CAN = (
 )
 
 
-def scheduler_in(state: TaskState, requested: bool = False) -> Scheduler:
+def scheduler_in(state: TaskState, requested: bool = False, cls: Any = Scheduler) -> Any:
     """A started scheduler whose task 'a' (generation 1) is in ``state``."""
-    s = Scheduler(1)
+    s = cls(1)
     s.submit("root")
     s.submit("a", ["root"] if state in (P, BLK) else [])
     s.start()
@@ -55,10 +58,11 @@ KEYS = [(call, st, req) for call in ("complete", "fail", "cancel") for st in Tas
         if not req or st in (RUN, OK, CAN)]
 
 
+@pytest.mark.parametrize("cls", [Scheduler, impl.Scheduler], ids=["model", "impl"])
 @pytest.mark.parametrize(("call", "st", "req"), KEYS, ids=[f"{c}-{s.name}-{r}" for c, s, r in KEYS])
 def test_every_call_on_every_state_follows_the_transition_table(call: str, st: TaskState,
-                                                                 req: bool) -> None:
-    s = scheduler_in(st, req)
+                                                                 req: bool, cls: Any) -> None:
+    s = scheduler_in(st, req, cls)
     reply = getattr(s, call)("a", 1)
     outcome, nxt = TRANSITIONS.get((call, st, req), (Outcome.REJECTED, st))
     assert reply == Reply(outcome, nxt)
@@ -163,3 +167,11 @@ def test_blocked_cause_names_the_root_even_through_a_chain() -> None:
     s.fail("a", 1)
     assert s.info("c").cause == Cause("failed", "a", 1)
     assert s.info("c").cause.kind != "blocked"
+
+
+def test_the_production_scheduler_has_every_public_method_of_the_model() -> None:
+    public = {n for n in dir(Scheduler) if not n.startswith("_")}
+    assert public <= {n for n in dir(impl.Scheduler) if not n.startswith("_")}
+    assert {"submit", "start", "ready", "complete", "fail", "cancel", "close", "info",
+            "cancel_requested", "add_dependency", "retry", "check_invariants", "snapshot",
+            "copy", "task_ids", "deps_of", "optional_of"} <= public
