@@ -23,6 +23,8 @@ already ordered) -- ties fire in schedule order even after a cascade (rule 3).
 Costs. ``schedule``/``cancel`` O(1) (level choice is O(levels) = O(log_B delay)). A tick costs
 O(1 + its bucket + the nodes cascaded at it); each timer is cascaded at most once per level, so
 a timer costs O(levels) over its life instead of the hashed wheel's O(delay / W) visits.
+Finding the next event probes every level, O(levels) = O(log_B of the longest pending delay):
+empty top levels are dropped as soon as a probe sees them empty.
 ``advance`` over T ticks jumps to the next event (non-empty level-0 bucket or non-empty
 cascading slot) with each level's occupancy bitmap: O(levels * events), not O(T).
 
@@ -65,14 +67,17 @@ class HierarchicalTimingWheel(_WheelBase):
     def _next_event(self, k: int) -> int | None:
         """The first tick >= k with a non-empty level-0 bucket or a non-empty cascade."""
         best: int | None = None
+        top = 0  # the highest non-empty level
         for level, array in enumerate(self._levels):
             span = self._spans[level]
             slot = ceil_div(k, span)
             distance = array.distance_to_next(slot % self._base)
             if distance >= 0:
+                top = level
                 event = (slot + distance) * span
                 if best is None or event < best:
                     best = event
+        del self._levels[top + 1:], self._spans[top + 1:]  # empty top levels: O(levels) no more
         return best
 
     def _process(self, first: int, last: int, out: list[Handle]) -> int:
