@@ -225,3 +225,14 @@ def test_still_live_is_the_recheck_a_detached_walk_uses() -> None:
     w.schedule(2, noop)
     w.advance(2)
     assert checked == [0, 1]
+
+
+def test_hierarchical_drops_empty_top_levels_after_a_huge_timer_goes() -> None:
+    w = HierarchicalTimingWheel(1, 2)
+    huge = w.schedule(10**30, noop)
+    assert len(w._levels) == 100  # 2**100 > 10**30 >= 2**99
+    assert w.cancel(huge)
+    w.schedule(5, noop)
+    assert len(w.advance(10)) == 1
+    assert len(w._levels) == 1
+    w.check_invariants()
