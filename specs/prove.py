@@ -98,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="only lemmas whose name contains NAME (repeatable)")
     parser.add_argument("--json", action="store_true", help="one JSON document on stdout")
     parser.add_argument("--plain", action="store_true", help="plain text, not a rich table")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress lines on stderr while the lemmas run")
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
@@ -110,7 +112,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"--only {args.only} matches no lemma; known: {names}", file=sys.stderr)
         return 2
     t0 = time.perf_counter()
-    results = run_all(args.timeout_ms, only=args.only)
+    def progress(r: LemmaResult) -> None:
+        mark = "ok " if r.ok else "!! "
+        print(f"{mark}{r.status:<10} {r.name} ({r.seconds:.1f} s)", file=sys.stderr, flush=True)
+
+    results = run_all(args.timeout_ms, progress=None if args.quiet else progress,
+                      only=args.only)
     total = time.perf_counter() - t0
     ok = all(r.ok for r in results)
     if args.json:
