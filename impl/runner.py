@@ -79,6 +79,8 @@ class RunReport:
     still_running: list[tuple[Any, int]] = field(default_factory=list)  #: at timeout/shutdown
     claims: int = 0  #: claims handed to workers
     timed_out: bool = False
+    started_at: float = 0.0  #: the runner's clock when it started
+    finished_at: float | None = None  #: the runner's clock when it stopped (None: running)
 
 
 class Runner:
@@ -106,6 +108,7 @@ class Runner:
         if self._thread is not None:
             raise RuntimeError("this Runner was already started; create a new one")
         self.scheduler.start()
+        self._report.started_at = self._clock()
         self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="schedcheck-worker")
         self._thread = threading.Thread(target=self._dispatch, name="schedcheck-dispatcher",
                                         daemon=True)
@@ -141,6 +144,7 @@ class Runner:
             self._cv.wait_for(lambda: not self._inflight, self._remaining(timeout))
             left = list(self._inflight)
             self._report.still_running = left
+            self._report.finished_at = self._clock()
         if self._pool is not None:
             self._pool.shutdown(wait=not left, cancel_futures=True)
         return left
@@ -151,7 +155,8 @@ class Runner:
         with self._cv:
             r = self._report
             return RunReport(list(r.succeeded), list(r.failed), list(r.cancelled),
-                             list(r.ignored), list(r.still_running), r.claims, r.timed_out)
+                             list(r.ignored), list(r.still_running), r.claims, r.timed_out,
+                             r.started_at, r.finished_at)
 
     # ---- internals -----------------------------------------------------------------------
     def _remaining(self, timeout: float | None) -> float | None:
@@ -221,16 +226,18 @@ class Runner:
             self._bump()
 
 
-def run(scheduler: _Scheduler, workers: int = 4, timeout: float | None = None) -> RunReport:
+def run(scheduler: _Scheduler, workers: int = 4, timeout: float | None = None, *,
+        clock: Callable[[], float] = time.monotonic) -> RunReport:
     """Run ``scheduler`` with ``workers`` threads until nothing is left to run (or ``timeout``
     seconds pass: then ``timed_out`` is set and ``still_running`` lists the claims whose
     functions had not returned; they keep running and report when they do). Does not close
     the scheduler."""
-    runner = Runner(scheduler, workers, _stop_when_idle=True)
+    runner = Runner(scheduler, workers, clock=clock, _stop_when_idle=True)
     runner.start()
     finished = runner.wait_idle(timeout)
     left = runner._stop(0.0)
     with runner._cv:
         r = runner._report
         return RunReport(list(r.succeeded), list(r.failed), list(r.cancelled), list(r.ignored),
-                         left, r.claims, timed_out=not finished or bool(left))
+                         left, r.claims, not finished or bool(left), r.started_at,
+                         r.finished_at)

@@ -225,3 +225,12 @@ def test_workers_must_be_a_positive_int() -> None:
         Runner(Scheduler(1), 0)
     with pytest.raises(TypeError, match="workers must be an int"):
         Runner(Scheduler(1), True)
+
+
+def test_the_report_is_stamped_with_the_runner_clock() -> None:
+    ticks = iter([10.0, 25.0])
+    s = Scheduler(1)
+    s.submit("a")
+    report = run(s, workers=1, clock=lambda: next(ticks))
+    assert (report.started_at, report.finished_at) == (10.0, 25.0)
+    assert report.succeeded == [("a", 1)]
