@@ -33,8 +33,10 @@ def all_lemmas() -> list[Lemma]:
 def _select(lemmas: Sequence[Lemma], only: Sequence[str] | None) -> list[Lemma]:
     if not only:
         return list(lemmas)
-    chosen = [lem for lem in lemmas if any(o == lem.name or o in lem.name for o in only)]
-    return chosen
+    names = {lem.name for lem in lemmas}
+    # an exact name selects that row only; any other text selects every row containing it
+    return [lem for lem in lemmas
+            if any(o == lem.name or (o not in names and o in lem.name) for o in only)]
 
 
 def run_all(timeout_ms: int = DEFAULT_TIMEOUT_MS,
