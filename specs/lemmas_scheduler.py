@@ -153,6 +153,76 @@ def _any_n(which: str) -> Callable[[], list[Query]]:
     return build
 
 
+def _any_n_i5() -> list[Query]:
+    """I5 -- the contract's invariant -- for any number of tasks, in EPR (effectively
+    propositional: an uninterpreted sort of ids, predicates and functions into finite sorts
+    only, so decidable). Blocking propagation is a set B of PENDING/READY tasks *closed* under
+    "depends on the root or on a member of B" -- any closed set, the least one included, so the
+    claim covers the exact propagation. Resubmit and complete over-approximate the release and
+    the READY -> PENDING move (any such dependent may take the new state)."""
+    task = z3.DeclareSort("TaskId")
+    st, (p, r, run, ok, fail, blk, can) = z3.EnumSort(
+        "St", ["P", "R", "RUN", "OK", "FAIL", "BLK", "CAN"])
+    out = []
+    for call in ("submit", "claim", "complete", "fail", "cancel", "close"):
+        state = z3.Function("state", task, st)
+        nxt = z3.Function("next", task, st)
+        ex = z3.Function("exists", task, z3.BoolSort())
+        ex2 = z3.Function("exists_next", task, z3.BoolSort())
+        dep = z3.Function("dep", task, task, z3.BoolSort())
+        dep2 = z3.Function("dep_next", task, task, z3.BoolSort())
+        in_b = z3.Function("B", task, z3.BoolSort())
+        deps = z3.Function("D", task, z3.BoolSort())
+        k = z3.Const("k", task)
+        i, j = z3.Consts("i j", task)
+
+        def live(sf: Any, ef: Any, x: Any) -> Any:
+            return z3.And(ef(x), z3.Or(sf(x) == p, sf(x) == r))
+
+        def dead(sf: Any, ef: Any, x: Any) -> Any:
+            return z3.And(ef(x), z3.Or(sf(x) == fail, sf(x) == blk, sf(x) == can))
+
+        hyps: list[Any] = [z3.ForAll([i, j], z3.Implies(
+            z3.And(live(state, ex, i), dep(i, j)), z3.Not(dead(state, ex, j))))]
+        blocking = z3.Bool("blocking")  # this call blocks the dependents of k
+        hyps += [
+            z3.ForAll([i], z3.Implies(in_b(i), z3.And(blocking, live(state, ex, i), i != k))),
+            z3.ForAll([i, j], z3.Implies(z3.And(blocking, live(state, ex, i), i != k, dep(i, j),
+                                                z3.Or(j == k, in_b(j))), in_b(i)))]
+        same = [z3.ForAll([i, j], dep2(i, j) == dep(i, j)), z3.ForAll([i], ex2(i) == ex(i))]
+        others_blocked = z3.ForAll([i], z3.Implies(i != k, nxt(i) == z3.If(
+            in_b(i), blk, state(i))))
+        if call == "submit":
+            hyps += [z3.ForAll([i], ex2(i) == z3.Or(ex(i), i == k)),
+                     z3.ForAll([i, j], dep2(i, j) == z3.If(i == k, deps(j), dep(i, j))),
+                     z3.Not(z3.And(ex(k), state(k) == run)),
+                     blocking == z3.Exists([j], z3.And(deps(j), j != k, dead(state, ex, j))),
+                     z3.Implies(blocking, nxt(k) == blk),
+                     z3.Implies(z3.Not(blocking), z3.Or(nxt(k) == p, nxt(k) == r)),
+                     z3.ForAll([i], z3.Implies(i != k, z3.Or(
+                         nxt(i) == z3.If(in_b(i), blk, state(i)),
+                         z3.And(z3.Not(blocking), live(state, ex, i), dep(i, k),
+                                nxt(i) == p))))]
+        elif call in ("fail", "cancel"):
+            own = (z3.And(state(k) == run, z3.Or(nxt(k) == fail, nxt(k) == can))
+                   if call == "fail" else z3.And(live(state, ex, k), nxt(k) == can))
+            hyps += [ex(k), blocking, own, others_blocked, *same]
+        elif call == "complete":
+            hyps += [ex(k), state(k) == run, nxt(k) == ok, z3.Not(blocking), *same,
+                     z3.ForAll([i], z3.Implies(i != k, z3.Or(nxt(i) == state(i), z3.And(
+                         state(i) == p, dep(i, k), nxt(i) == r))))]
+        elif call == "claim":
+            hyps += [ex(k), state(k) == r, nxt(k) == run, z3.Not(blocking), others_blocked,
+                     *same]
+        else:  # close
+            hyps += [z3.Not(blocking), *same, z3.ForAll([i], nxt(i) == z3.If(
+                live(state, ex, i), can, state(i)))]
+        claim = z3.ForAll([i, j], z3.Implies(z3.And(live(nxt, ex2, i), dep2(i, j)),
+                                             z3.Not(dead(nxt, ex2, j))))
+        out.append(Query(hyps, claim, label=f"any N, {call}"))
+    return out
+
+
 def _lemmas() -> tuple[Lemma, ...]:
     rows: list[Lemma] = []
     for iid, says, pred in INVARIANTS:
@@ -166,6 +236,8 @@ def _lemmas() -> tuple[Lemma, ...]:
             rows.append(Lemma(f"sched-{iid}-anyN", "lemma", _S,
                               f"{iid} for any number of tasks (arrays, uninterpreted ids)",
                               _any_n(iid)))
+    rows.append(Lemma("sched-I5-anyN", "lemma", _S, "I5 (the contract's invariant) for any "
+                      "number of tasks: blocking as a closed set (EPR, decidable)", _any_n_i5))
     rows.append(Lemma("sched-bmc", "bmc", _S, f"every trace of <= {BMC_DEPTH} calls on "
                       f"{BMC_N} tasks from the empty scheduler keeps I0..I6", _bmc,
                       bounded_n=BMC_N, why_bounded=f"bounded model check: {BMC_N} tasks, "

@@ -102,3 +102,17 @@ def test_main_exits_2_for_a_bad_timeout(capsys: pytest.CaptureFixture[str]) -> N
 def test_main_exits_1_when_z3_runs_out_of_time() -> None:
     # 1 ms cannot decide the scheduler's inductive step: unknown is a failure, never "proved"
     assert prove.main(["--only", "sched-I6", "--timeout-ms", "1", "--plain"]) == 1
+
+
+def test_i5_for_any_n_depends_on_the_closure_of_blocking() -> None:
+    # without "every PENDING/READY task depending on the root or on a blocked task is
+    # blocked", I5 fails after fail/cancel/a blocked resubmit: the lemma is not vacuous
+    from schedcheck.specs.lemmas_scheduler import _any_n_i5
+
+    answers = {}
+    for q in _any_n_i5():
+        s = z3.Solver()
+        s.add(*(h for n, h in enumerate(q.hypotheses) if n != 2))  # 2: the closure axiom
+        s.add(z3.Not(q.claim))
+        answers[q.label.split(", ")[1]] = s.check()
+    assert {c for c, a in answers.items() if a == z3.sat} == {"submit", "fail", "cancel"}
