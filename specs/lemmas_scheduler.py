@@ -153,6 +153,13 @@ def _any_n(which: str) -> Callable[[], list[Query]]:
     return build
 
 
+@functools.cache
+def _epr_sorts() -> tuple[Any, Any, tuple[Any, ...]]:
+    """z3 declares an enumeration sort once per context: build it once."""
+    st, values = z3.EnumSort("St", ["P", "R", "RUN", "OK", "FAIL", "BLK", "CAN"])
+    return z3.DeclareSort("TaskId"), st, tuple(values)
+
+
 def _any_n_i5() -> list[Query]:
     """I5 -- the contract's invariant -- for any number of tasks, in EPR (effectively
     propositional: an uninterpreted sort of ids, predicates and functions into finite sorts
@@ -160,9 +167,7 @@ def _any_n_i5() -> list[Query]:
     "depends on the root or on a member of B" -- any closed set, the least one included, so the
     claim covers the exact propagation. Resubmit and complete over-approximate the release and
     the READY -> PENDING move (any such dependent may take the new state)."""
-    task = z3.DeclareSort("TaskId")
-    st, (p, r, run, ok, fail, blk, can) = z3.EnumSort(
-        "St", ["P", "R", "RUN", "OK", "FAIL", "BLK", "CAN"])
+    task, st, (p, r, run, ok, fail, blk, can) = _epr_sorts()
     out = []
     for call in ("submit", "claim", "complete", "fail", "cancel", "close"):
         state = z3.Function("state", task, st)
