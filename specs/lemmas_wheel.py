@@ -313,6 +313,81 @@ def _h_level0_fires_at_due() -> Sequence[Query]:
 
 
 # ----------------------------------------------------------------------------------------
+# WI5 under interleaving: cancel racing with the tick that would fire the timer
+# ----------------------------------------------------------------------------------------
+
+#: Each thread is a list of atomic steps. A timer word: 0 pending, 1 cancelled, 2 fired.
+#: "cas-cancel": compare-and-set 0 -> 1, cancel() returns whether it succeeded;
+#: "unlink": remove the node from its bucket if still there; "detach": the tick takes the
+#: bucket; "cas-fire": compare-and-set 0 -> 2 and fire on success (Netty's expire());
+#: "read": the tick reads the word into a register; "fire-if-read-0": fires if the register
+#: said pending; "fire": fires unconditionally.
+RACE_DESIGNS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "contract": (("cas-cancel", "unlink"), ("detach", "cas-fire")),
+    "no-recheck": (("cas-cancel", "unlink"), ("detach", "fire")),
+    "recheck-not-atomic": (("cas-cancel", "unlink"), ("detach", "read", "fire-if-read-0")),
+}
+
+
+def _race(design: str) -> tuple[list[Any], Any, dict[str, Any]]:
+    """Every interleaving of the two threads (a symbolic choice per slot) from a pending,
+    linked timer; the claim: exactly one of "cancel returned True" and "fired"."""
+    cancel_steps, tick_steps = RACE_DESIGNS[design]
+    total = len(cancel_steps) + len(tick_steps)
+    by_cancel = [z3.Bool(f"slot{s}_is_cancel") for s in range(total)]
+    hyps = [z3.Sum([z3.If(b, 1, 0) for b in by_cancel]) == len(cancel_steps)]
+    word, linked, reg = z3.IntVal(0), z3.BoolVal(True), z3.IntVal(0)
+    returned, fired = z3.BoolVal(False), z3.BoolVal(False)
+    ci, ti = z3.IntVal(0), z3.IntVal(0)  # program counters
+    for s in range(total):
+        nxt = {"word": word, "linked": linked, "reg": reg, "returned": returned, "fired": fired}
+        for thread, steps, pc in (("c", cancel_steps, ci), ("t", tick_steps, ti)):
+            mine = by_cancel[s] if thread == "c" else z3.Not(by_cancel[s])
+            for n, step in enumerate(steps):
+                on = z3.And(mine, pc == n)
+                if step == "cas-cancel":
+                    nxt["returned"] = z3.If(on, word == 0, nxt["returned"])
+                    nxt["word"] = z3.If(z3.And(on, word == 0), 1, nxt["word"])
+                elif step in ("unlink", "detach"):
+                    nxt["linked"] = z3.If(on, False, nxt["linked"])
+                elif step == "cas-fire":
+                    nxt["fired"] = z3.If(z3.And(on, word == 0), True, nxt["fired"])
+                    nxt["word"] = z3.If(z3.And(on, word == 0), 2, nxt["word"])
+                elif step == "read":
+                    nxt["reg"] = z3.If(on, word, nxt["reg"])
+                elif step == "fire-if-read-0":
+                    nxt["fired"] = z3.If(z3.And(on, reg == 0), True, nxt["fired"])
+                elif step == "fire":
+                    nxt["fired"] = z3.If(on, True, nxt["fired"])
+        ci = z3.If(by_cancel[s], ci + 1, ci)
+        ti = z3.If(by_cancel[s], ti, ti + 1)
+        word, linked, reg = nxt["word"], nxt["linked"], nxt["reg"]
+        returned, fired = nxt["returned"], nxt["fired"]
+    return hyps, z3.Xor(returned, fired), {"slots": by_cancel, "steps": (cancel_steps,
+                                                                          tick_steps)}
+
+
+def _race_query(design: str) -> Sequence[Query]:
+    hyps, claim, data = _race(design)
+    q = Query(hyps, claim, label=f"design {design!r}", data=data)
+
+    def describe(m: z3.ModelRef) -> str:
+        cancel_steps, tick_steps = data["steps"]
+        ci = ti = 0
+        lines = []
+        for b in data["slots"]:
+            if z3.is_true(m.eval(b, model_completion=True)):
+                lines.append(f"cancel thread: {cancel_steps[ci]}")
+                ci += 1
+            else:
+                lines.append(f"tick thread:   {tick_steps[ti]}")
+                ti += 1
+        return "\n".join(lines) + "\n# cancel() returned True and the timer fired (WI5 broken)"
+    q.describe = describe
+    return [q]
+
+
+# ----------------------------------------------------------------------------------------
 # Replays in the executable model
 # ----------------------------------------------------------------------------------------
 
@@ -468,6 +543,15 @@ LEMMAS: tuple[Lemma, ...] = (
            "timer, same due, on a level below", _h_cascade_lands_lower),
     _lemma("hier-level0-fires-at-due", "WI6: on level 0 the first visit of bucket due%B is "
            "tick due", _h_level0_fires_at_due),
+    _lemma("wheel-cancel-race-exactly-once", "WI5: cancel racing with the tick, both as atomic "
+           "compare-and-set of one timer word: exactly one of cancel-True and fire",
+           lambda: _race_query("contract")),
+    Lemma("mut-cancel-flag-not-rechecked", "mutation", _W, "seed mistake: the tick fires a "
+          "detached node without re-checking the cancel flag (cancelled and fired)",
+          lambda: _race_query("no-recheck")),
+    Lemma("mut-cancel-recheck-not-atomic", "mutation", _W, "a re-check that reads the flag "
+          "and then fires (not one atomic step) still lets a cancel win and fire",
+          lambda: _race_query("recheck-not-atomic")),
     _mutation("mut-forgot-remaining-rounds", "seed mistake: forgetting remainingRounds fires "
               "on the first rotation (early)", _mut_forgot_rounds,
               _replay_early(_rule_forgot_rounds)),
