@@ -190,15 +190,31 @@ def run_rounds_for(
     progress: Progress | None = None,
     shrink: bool = True,
 ) -> RunResult:
-    """The suite with the concurrent-round rule mixed in; before ``concurrency_bases`` exists
-    in the build, the Hypothesis race hunt (``schedcheck.concurrency.hunt``) on its own.
-    ``S-LIN``/``W-LIN`` and the interleaving points (S-T6/W-T4) carry the verdict."""
+    """The concurrent rounds: the suite with the concurrent-round rule mixed in
+    (``concurrency_bases``, when it gives mixins for ``system``), then -- unless that already
+    found a counterexample -- the standalone race hunt (``schedcheck.concurrency.hunt``),
+    which also races resubmits and carries sets of model states. ``S-LIN``/``W-LIN`` and the
+    interleaving points (S-T6/W-T4) carry the verdict."""
     try:
         bases = concurrency_bases(system, factory)
     except Unavailable:
-        return _hunt(system, factory, target_name=target_name, examples=examples, seed=seed)
-    return run_suite_for(system, factory, target_name=target_name, examples=examples,
-                         seed=seed, progress=progress, shrink=shrink, extra_bases=bases)
+        bases = ()
+    result: RunResult | None = None
+    if bases:
+        result = run_suite_for(system, factory, target_name=target_name, examples=examples,
+                               seed=seed, progress=progress, shrink=shrink, extra_bases=bases)
+        if result.counterexample is not None:
+            return result
+    try:
+        hunted = _hunt(system, factory, target_name=target_name, examples=examples, seed=seed)
+    except Unavailable:
+        if result is None:
+            raise
+        return result
+    if result is None:
+        return hunted
+    fold_result(result, hunted)
+    return result
 
 
 def _hunt(system: str, factory: Callable[..., Any], *, target_name: str,
