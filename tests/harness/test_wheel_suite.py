@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
+from hypothesis.stateful import rule
 from schedcheck.impl import HashedTimingWheel, HierarchicalTimingWheel
 from schedcheck.model import TimingWheel
 
@@ -163,3 +164,25 @@ def test_scaling_flags_a_wheel_that_walks_every_timer_on_each_tick_every_time() 
         print(scaling.text)
         assert scaling.verdict == BROKEN, scaling.text
         assert scaling.ratio > 5
+
+
+class PendingPeek:
+    """A mixin like the concurrency engineer's: a rule that uses the machine's attributes."""
+
+    peeks: ClassVar[list[tuple[int, int]]] = []
+
+    @rule()
+    def peek_at_both_wheels(self) -> None:
+        machine: Any = self
+        if machine.target is None:
+            return
+        assert set(machine.t_handles) == set(machine.m_handles)
+        PendingPeek.peeks.append((machine.target.pending(), machine.model.pending()))
+        machine.exercise("W-INV-PENDING")
+
+
+def test_extra_bases_add_rules_that_see_model_target_and_handles() -> None:
+    PendingPeek.peeks.clear()
+    result = run_wheel_suite(HashedTimingWheel, seed=8, extra_bases=(PendingPeek,))
+    assert result.ok
+    assert PendingPeek.peeks and all(t == m for t, m in PendingPeek.peeks)
