@@ -4,10 +4,11 @@ The contract in its plainest form: the live timers sit in one dict keyed by thei
 sequence, and processing a window of ticks fires exactly the live timers whose due tick lies in
 the window, ordered by (due tick, sequence). There are no buckets and no rounds here:
 ``wheel_size`` is validated and otherwise ignored, because the contract makes every observable
-answer independent of it. Slow on purpose (an ``advance`` sorts the live timers), obviously
-right, cheap to copy (:meth:`TimingWheel.copy`, :meth:`TimingWheel.snapshot`) and compared
-with ``==`` (snapshot equality). Single-threaded: only the ``callback_errors`` counter, which
-executor threads bump, has a lock.
+answer independent of it. Simple rather than fast -- its one concession is an index from due
+tick to seqs, so that a tick costs O(its timers) and the model, checked as a target, passes
+the W-COST clause too. Obviously right, cheap to copy (:meth:`TimingWheel.copy`,
+:meth:`TimingWheel.snapshot`) and compared with ``==`` (snapshot equality). Single-threaded:
+only the ``callback_errors`` counter, which executor threads bump, has a lock.
 
 State (each field's invariant is checked by :meth:`TimingWheel.check_invariants`):
 
@@ -16,6 +17,8 @@ State (each field's invariant is checked by :meth:`TimingWheel.check_invariants`
   now // tick + 1``, so ``lag_ticks() == now // tick + 1 - cursor >= 0``;
 * ``_live`` -- seq -> Handle for every timer neither fired nor cancelled; each has
   ``due_tick >= cursor`` (a due tick below the cursor would have been processed);
+* ``_by_due`` -- due tick -> the seqs of the live timers due then (an index of ``_live``,
+  so that a tick costs O(its timers) and the model passes the W-COST clause as a target);
 * ``_handles`` -- seq -> Handle for every timer ever scheduled (the harness maps by seq);
 * ``_next_seq`` -- the next scheduling sequence; only a successful ``schedule`` takes one.
 
@@ -174,6 +177,7 @@ class TimingWheel:
         self._now = start  # rule 1: the last now, until the first advance
         self._next_seq = 0
         self._live: dict[int, Handle] = {}
+        self._by_due: dict[int, set[int]] = {}
         self._handles: dict[int, Handle] = {}
         self._errors = 0
         self._errors_lock = threading.Lock()
@@ -201,6 +205,7 @@ class TimingWheel:
         handle = Handle._create(self, self._next_seq, deadline, callback, due)
         self._next_seq += 1
         self._live[handle.seq] = handle
+        self._by_due.setdefault(due, set()).add(handle.seq)
         self._handles[handle.seq] = handle
         return handle
 
@@ -214,7 +219,14 @@ class TimingWheel:
             return False  # another wheel's, fired, or already cancelled
         handle._cancelled = True
         del self._live[handle.seq]
+        self._unindex(handle)
         return True
+
+    def _unindex(self, handle: Handle) -> None:
+        seqs = self._by_due[handle.due_tick]
+        seqs.discard(handle.seq)
+        if not seqs:
+            del self._by_due[handle.due_tick]
 
     def advance(self, now: int) -> list[Handle]:
         """Process ticks ``cursor .. now // tick`` (at most ``max_catchup_ticks``) (rules 1-3)."""
@@ -230,11 +242,17 @@ class TimingWheel:
             last = min(last, self._cursor + self._max_catchup_ticks - 1)  # rule 1: budget
         if last < self._cursor:
             return []
-        due = [h for h in self._live.values() if h.due_tick <= last]
-        due.sort(key=lambda h: (h.due_tick, h.seq))  # rule 3: by due tick, ties by schedule
+        # the live timers due in cursor..last (every live due tick is >= cursor)
+        if last - self._cursor < len(self._by_due):
+            ticks = [k for k in range(self._cursor, last + 1) if k in self._by_due]
+        else:
+            ticks = sorted(k for k in self._by_due if k <= last)
+        due = [self._live[seq] for k in ticks for seq in sorted(self._by_due[k])]
+        # rule 3: by due tick, ties in schedule (seq) order
         for handle in due:
             handle._fired = True  # rule 3: marked before any callback runs
             del self._live[handle.seq]
+            self._unindex(handle)
         self._cursor = last + 1
         if self._executor is not None:
             for handle in due:
@@ -326,6 +344,7 @@ class TimingWheel:
         twin._errors = self.callback_errors()
         twin._handles = {}
         twin._live = {}
+        twin._by_due = {k: set(seqs) for k, seqs in self._by_due.items()}
         for seq, h in self._handles.items():
             new = Handle._create(twin, seq, h.deadline, h.callback, h.due_tick)
             new._fired, new._cancelled = h._fired, h._cancelled
@@ -360,3 +379,7 @@ class TimingWheel:
         assert len(self._handles) == self._next_seq, (
             f"{len(self._handles)} handles but next seq is {self._next_seq}"
         )
+        index: dict[int, set[int]] = {}
+        for seq, h in self._live.items():
+            index.setdefault(h.due_tick, set()).add(seq)
+        assert index == self._by_due, f"due-tick index {self._by_due} != recomputed {index}"

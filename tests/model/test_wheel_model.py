@@ -148,3 +148,22 @@ def test_handle_repr_says_its_state() -> None:
     w.cancel(h)
     assert repr(h).endswith("cancelled>")
     assert isinstance(h, Handle)
+
+
+def test_check_invariants_catches_a_stale_due_tick_index() -> None:
+    w = TimingWheel(1, 4)
+    h = w.schedule(5, noop)
+    w._by_due[6] = {h.seq}  # corrupt on purpose: a second entry for the same timer
+    with pytest.raises(AssertionError, match="due-tick index"):
+        w.check_invariants()
+
+
+def test_a_long_advance_and_a_short_one_fire_the_same_timers() -> None:
+    # the index is walked by tick for a short window and by key for a long one
+    a, b = TimingWheel(1, 4), TimingWheel(1, 4)
+    for w in (a, b):
+        for d in (3, 3, 900, 50_000, 7):
+            w.schedule(d, noop)
+    long_run = [h.seq for h in a.advance(60_000)]
+    short_run = [h.seq for now in range(0, 60_001, 7) for h in b.advance(now)]
+    assert long_run == short_run == [0, 1, 4, 2, 3]
