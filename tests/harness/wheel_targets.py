@@ -9,7 +9,7 @@
   a timer fires on the first visit of its bucket.
 * Model subclasses that break one rule each: :class:`DoubleCancelWheel` (cancel of a cancelled
   handle is True again), :class:`SyncCallbackWheel` (runs callbacks on the advancing thread);
-  and the reference model itself, whose ``advance`` walks every live timer (W-COST's target).
+  and :class:`ScanningWheel` (right answers, but every tick walks every timer: W-COST).
 """
 
 from __future__ import annotations
@@ -112,4 +112,38 @@ class SyncCallbackWheel(TimingWheel):
         for handle in fired:
             with contextlib.suppress(Exception):
                 handle.callback()
+        return fired
+
+
+class ScanningWheel(SeedWheel):
+    """Right answers by the contract's due tick, but every processed tick walks every live
+    timer (the seed's "scan a fixed array of every task"): W-COST must flag it."""
+
+    def schedule(self, deadline: int, callback: Any) -> SeedHandle:
+        require_int(deadline, "deadline")
+        handle = SeedHandle(self, deadline, callback, 0)
+        handle.rounds = max(-(-deadline // self.tick), self.cursor)  # here: the due tick
+        self.buckets[0].append(handle)
+        self.live += 1
+        return handle
+
+    def advance(self, now: int) -> list[SeedHandle]:
+        require_int(now, "now")
+        if now < self.now:
+            raise ValueError("time goes forward")
+        self.now = now
+        fired: list[SeedHandle] = []
+        while self.cursor <= now // self.tick:
+            keep = []
+            for handle in self.buckets[0]:  # MISTAKE: all timers, every tick
+                if handle.cancelled:
+                    continue
+                if handle.rounds <= self.cursor:
+                    handle.fired = True
+                    self.live -= 1
+                    fired.append(handle)
+                else:
+                    keep.append(handle)
+            self.buckets[0] = keep
+            self.cursor += 1
         return fired
