@@ -49,8 +49,10 @@ D8. Handles compare and hash by identity. ``copy()`` gives the copy its *own* Ha
     with the same seq, deadline, callback and flags; a handle of the original passed to the
     copy's ``cancel`` is "a handle from another wheel" (False). The harness maps handles by
     seq (:meth:`TimingWheel._handle`).
-D9. A callback scheduled on a wheel is never copied or inspected: ``snapshot()`` holds seqs,
-    deadlines and due ticks, not callbacks.
+D9. Callbacks are never compared: ``snapshot()`` holds seqs, deadlines, due ticks and flags,
+    not callbacks (a copy shares the callback objects; ``==`` ignores them).
+D10. ``wheel_size`` never changes an answer (the model ignores it; the implementations agree
+    for every size, 1 included -- the hierarchical wheel then uses 2 buckets per level).
 """
 
 from __future__ import annotations
