@@ -45,6 +45,8 @@ EXECUTOR_POLICIES: tuple[str, ...] = ("accept", "reject", "flaky")
 OPTIONAL_ARGS: tuple[str, ...] = ("start", "max_catchup_ticks", "max_pending", "executor")
 #: Optional methods (Part 3).
 OPTIONAL_METHODS: tuple[str, ...] = ("lag_ticks", "callback_errors")
+#: The methods every wheel has (contract Part 2); without one the target is unusable.
+REQUIRED_METHODS: tuple[str, ...] = ("schedule", "schedule_after", "cancel", "advance", "pending")
 
 
 class CallLog:
@@ -182,6 +184,12 @@ def probe(factory: Callable[..., Any]) -> Support:
             f"the target cannot be built as factory(1, 1): {type(exc).__name__}: {exc}; "
             "a wheel class or factory is called as cls(tick, wheel_size, **options)"
         ) from exc
+    lacking = [m for m in REQUIRED_METHODS if not callable(getattr(plain, m, None))]
+    if lacking:
+        raise TargetUnusable(
+            f"the target's wheels have no {', '.join(m + '()' for m in lacking)}; a wheel "
+            f"needs {', '.join(m + '()' for m in REQUIRED_METHODS)} (contract Part 2)"
+        )
     values: dict[str, Callable[[], object]] = {
         "start": lambda: 0,
         "max_catchup_ticks": lambda: 1,

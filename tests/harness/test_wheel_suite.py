@@ -16,9 +16,14 @@ from schedcheck.harness.wheel_fixtures import TargetUnusable
 from schedcheck.harness.wheel_suite import check_wheel_scaling, run_wheel_suite
 from tests.harness.wheel_targets import (
     DoubleCancelWheel,
+    ErrorChangesStateWheel,
     ForgetfulWheel,
+    LagOffByOneWheel,
+    NoBackpressureWheel,
+    PendingCountsCancelledWheel,
     ScanningWheel,
     SeedWheel,
+    SilentCallbackErrorsWheel,
     SyncCallbackWheel,
 )
 
@@ -94,6 +99,20 @@ def test_a_wheel_that_forgets_rounds_fires_early_and_the_program_replays() -> No
     assert checks[-1] is False and all(checks[:-1])
 
 
+@pytest.mark.parametrize(("wheel", "clause"), [
+    (NoBackpressureWheel, "W5"),
+    (PendingCountsCancelledWheel, "W-INV-PENDING"),
+    (LagOffByOneWheel, "W1"),
+    (SilentCallbackErrorsWheel, "W3"),
+    (ErrorChangesStateWheel, "W6"),
+], ids=lambda v: v if isinstance(v, str) else v.__name__)
+def test_each_clause_breaks_for_a_wheel_with_that_one_mistake(wheel: Any, clause: str) -> None:
+    # a quality check like the zoo's: the ci budget, unshrunk (see tests/zoo/test_wheel_zoo.py)
+    result = run_wheel_suite(wheel, seed=0, shrink=False, profile="ci")
+    assert result.counterexample is not None, f"{wheel.__name__} survived"
+    assert result.counterexample.clause == clause, result.counterexample.message
+
+
 def test_a_cancel_that_succeeds_twice_breaks_rule_4() -> None:
     result = run_wheel_suite(DoubleCancelWheel, seed=2, shrink=False)
     cx = result.counterexample
@@ -151,6 +170,14 @@ def test_a_target_that_cannot_be_built_is_unusable() -> None:
 
     with pytest.raises(TargetUnusable, match=r"cannot be built as factory\(1, 1\).*no wheel"):
         run_wheel_suite(broken)
+
+
+def test_a_target_without_pending_is_unusable() -> None:
+    class NoPending(SeedWheel):
+        pending = None  # type: ignore[assignment]
+
+    with pytest.raises(TargetUnusable, match=r"have no pending\(\); a wheel needs schedule\(\)"):
+        run_wheel_suite(NoPending)
 
 
 @pytest.mark.parametrize("wheel", [HashedTimingWheel, HierarchicalTimingWheel, TimingWheel])

@@ -147,3 +147,49 @@ class ScanningWheel(SeedWheel):
             self.buckets[0] = keep
             self.cursor += 1
         return fired
+
+
+class NoBackpressureWheel(TimingWheel):
+    """max_pending accepted and ignored: schedule never raises WheelFullError (rule 5)."""
+
+    def __init__(self, tick: int, wheel_size: int, **options: Any) -> None:
+        super().__init__(tick, wheel_size, **{**options, "max_pending": None})
+
+
+class PendingCountsCancelledWheel(TimingWheel):
+    """pending() still counts cancelled timers."""
+
+    cancels = 0
+
+    def cancel(self, handle: Handle) -> bool:
+        stopped = super().cancel(handle)
+        self.cancels += stopped
+        return stopped
+
+    def pending(self) -> int:
+        return super().pending() + self.cancels
+
+
+class LagOffByOneWheel(TimingWheel):
+    """lag_ticks() forgets the tick of now itself."""
+
+    def lag_ticks(self) -> int:
+        return max(0, super().lag_ticks() - 1)
+
+
+class SilentCallbackErrorsWheel(TimingWheel):
+    """Callback errors are swallowed without being counted."""
+
+    def callback_errors(self) -> int:
+        return 0
+
+
+class ErrorChangesStateWheel(TimingWheel):
+    """advance() with an earlier now raises ValueError, but only after scheduling a timer."""
+
+    def advance(self, now: int) -> list[Handle]:
+        try:
+            return super().advance(now)
+        except ValueError:
+            self.schedule_after(1, print)
+            raise
