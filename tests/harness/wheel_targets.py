@@ -153,6 +153,7 @@ class NoBackpressureWheel(TimingWheel):
     """max_pending accepted and ignored: schedule never raises WheelFullError (rule 5)."""
 
     def __init__(self, tick: int, wheel_size: int, **options: Any) -> None:
+        TimingWheel(tick, wheel_size, **options)  # the arguments are still validated
         super().__init__(tick, wheel_size, **{**options, "max_pending": None})
 
 
