@@ -206,8 +206,8 @@ class Runner:
         try:
             if fn is not None:
                 fn(CancelToken(self.scheduler, task_id, g))
-        except Exception as exc:  # the task's own failure; reported, never raised here
-            error = exc
+        except BaseException as exc:  # the task's own failure, reported: an unreported
+            error = exc  # claim would hold its slot and stall the run forever
         reply = (self.scheduler.complete(task_id, g) if error is None
                  else self.scheduler.fail(task_id, g, error))
         with self._cv:

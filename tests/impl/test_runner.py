@@ -234,3 +234,16 @@ def test_the_report_is_stamped_with_the_runner_clock() -> None:
     report = run(s, workers=1, clock=lambda: next(ticks))
     assert (report.started_at, report.finished_at) == (10.0, 25.0)
     assert report.succeeded == [("a", 1)]
+
+
+def test_a_function_that_raises_a_base_exception_is_still_reported_as_failed() -> None:
+    s = Scheduler(1)
+
+    def quit_(token: CancelToken) -> None:
+        raise SystemExit(3)
+
+    s.submit("a", fn=quit_)
+    s.submit("b", ["a"])
+    report = run(s, workers=1)
+    assert [(t, g, type(e)) for t, g, e in report.failed] == [("a", 1, SystemExit)]
+    assert s.info("b").cause == Cause("failed", "a", 1)
