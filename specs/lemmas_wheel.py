@@ -398,14 +398,15 @@ def _mutated_wheel(rule: DueRule) -> type:
     from schedcheck.model.wheel import Handle, TimingWheel
 
     class MutatedWheel(TimingWheel):
-        """The model wheel with the due tick of a mutated rule (the rest is the model)."""
+        """The model wheel with the due tick of a mutated rule (the rest is the model): the
+        model files the timer at ``deadline = due * tick`` (so its own rule 2 yields the
+        mutated due tick), then the handle gets back the deadline the caller asked for."""
 
         def _schedule(self, deadline: int, callback: Callable[[], Any]) -> Handle:
             due = rule(deadline, self._tick, self._cursor, self._now, self._wheel_size)
-            handle = Handle._create(self, self._next_seq, deadline, callback, due)
-            self._next_seq += 1
-            self._live[handle.seq] = handle
-            self._handles[handle.seq] = handle
+            assert due >= self._cursor, "a mutated due tick behind the cursor is not filed"
+            handle = super()._schedule(due * self._tick, callback)
+            handle._deadline = deadline
             return handle
 
     return MutatedWheel
