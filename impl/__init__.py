@@ -1,5 +1,11 @@
 """The production implementations: what you would ship (see each module's opening comment)."""
 
+from schedcheck.impl.driver import WheelTimer
+from schedcheck.impl.hashed_wheel import HashedTimingWheel
+from schedcheck.impl.hierarchical_wheel import HierarchicalTimingWheel
+from schedcheck.impl.runner import Runner, run
+from schedcheck.impl.scheduler import Scheduler
+
 from schedcheck.contract import (
     DEAD,
     TERMINAL,
@@ -18,11 +24,6 @@ from schedcheck.contract import (
     UnknownTaskError,
     WheelFullError,
 )
-from schedcheck.impl.driver import WheelTimer
-from schedcheck.impl.hashed_wheel import HashedTimingWheel
-from schedcheck.impl.hierarchical_wheel import HierarchicalTimingWheel
-from schedcheck.impl.runner import Runner, run
-from schedcheck.impl.scheduler import Scheduler
 
 __all__ = [
     "DEAD",
