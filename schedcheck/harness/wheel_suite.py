@@ -106,6 +106,8 @@ ADVANCE_KINDS = ("same", "plus_one", "fraction", "one_tick", "boundary", "many",
                  "earlier", "stall")
 #: The longest advance the suite makes, in ticks ("stall" draws up to 10 * W + 1000).
 MAX_JUMP_TICKS = 2000
+
+
 class WheelMachine(WheelChecks):
     """The differential machine; :func:`make_wheel_machine` binds it to a factory."""
 
