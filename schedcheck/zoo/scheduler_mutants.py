@@ -139,12 +139,12 @@ class DoubleReleaseScheduler(_Mutant):
 class StaleEdgesScheduler(_Mutant):
     """A resubmit registers the new edges but leaves the old reverse edges in place."""
 
-    def _detach(self, task_id: Any) -> _Rec:
+    def _detach(self, task_id: Any, *, unlinked: bool = False) -> _Rec:
         rec = self._tasks.get(task_id)
         kept = [self._rec_of(d) for d in rec.deps] if rec is not None else []
         if rec is not None:
             rec.deps = ()  # MUTANT: the unlink loop finds nothing to unlink
-        out = super()._detach(task_id)
+        out = super()._detach(task_id, unlinked=unlinked)
         for d in kept:
             if out not in d.dependents:
                 d.dependents.append(out)  # old dep still releases (or blocks) the new version
