@@ -34,6 +34,7 @@ class Operation:
 @dataclass
 class History:
     operations: list[Operation] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)  #: free use by the checkers
     _clock: int = 0
     _lock: Any = field(default_factory=_thread.allocate_lock)
 

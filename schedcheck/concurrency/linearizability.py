@@ -23,7 +23,7 @@ keep that at 2-3 threads x 3 operations, and stress rounds at 8 x 10 with mostly
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -77,8 +77,11 @@ def check(
     same: Callable[[Any, Any], bool] | None = None,
     partition: Callable[[Operation], Hashable] | None = None,
     budget: int = DEFAULT_BUDGET,
+    alternatives: Sequence[S] = (),
 ) -> LinResult[S]:
-    """Is the history linearizable from ``initial``? (``initial`` is not modified.)"""
+    """Is the history linearizable from ``initial`` -- or from any of ``alternatives``, the
+    other states an earlier history may have left (the set carried forward)? Nothing given is
+    modified."""
     ops = list(history.operations if isinstance(history, History) else history)
     do_apply: Callable[[S, Any], Any] = apply or (lambda s, c: s.apply(c))  # type: ignore[attr-defined]
     do_copy: Callable[[S], S] = copy or (lambda s: s.copy())  # type: ignore[attr-defined]
@@ -91,7 +94,8 @@ def check(
         spent = 0
         verdict = OK
         for part in groups.values():
-            sub = _search(part, initial, do_apply, do_copy, do_key, do_same, budget - spent)
+            sub = _search(part, [initial, *alternatives], do_apply, do_copy, do_key, do_same,
+                          budget - spent)
             spent += sub.explored
             if sub.verdict == VIOLATION:
                 sub.explored = spent
@@ -100,12 +104,12 @@ def check(
                 verdict = UNKNOWN
         return LinResult(verdict, final_states=[], explored=spent,
                          message="" if verdict == OK else "search budget exhausted: unknown")
-    return _search(ops, initial, do_apply, do_copy, do_key, do_same, budget)
+    return _search(ops, [initial, *alternatives], do_apply, do_copy, do_key, do_same, budget)
 
 
 def _search(
     ops: list[Operation],
-    initial: S,
+    initials: S | list[S],
     apply: Callable[[S, Any], Any],
     copy: Callable[[S], S],
     key: Callable[[S], Hashable],
@@ -119,10 +123,10 @@ def _search(
             events.append((op.returned, 1, op))
     events.sort(key=lambda e: (e[0], e[1]))
     # configuration key -> (state, linearized-and-pending ids, the linearization so far)
-    start = copy(initial)
-    configs: dict[tuple[Hashable, frozenset[int]], _Config] = {
-        (key(start), frozenset()): (start, frozenset(), ())
-    }
+    configs: dict[tuple[Hashable, frozenset[int]], _Config] = {}
+    for initial in (initials if isinstance(initials, list) else [initials]):
+        start = copy(initial)
+        configs.setdefault((key(start), frozenset()), (start, frozenset(), ()))
     pending: dict[int, Operation] = {}
     explored = 0
     for _time, kind, op in events:

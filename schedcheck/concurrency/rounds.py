@@ -193,12 +193,12 @@ class WheelRound:
     now: int  #: the last now at the round's start
     handles: dict[str, Any]  #: name -> target handle (setup handles, then the round's own)
     mine: dict[str, list[str]] = field(default_factory=dict)
-    counter: int = 0
+    prefix: str = ""  #: prepended to the round's handle names (stress: one per round)
 
     def resolve(self, lane: str, op: tuple[Any, ...]) -> tuple[Any, ...]:
         name = op[0]
         if name == "schedule":
-            label = f"{lane}.h{len(self.mine.get(lane, []))}"
+            label = f"{self.prefix}{lane}.h{len(self.mine.get(lane, []))}"
             return ("schedule", label, self.now + op[1])
         if name == "cancel":
             ref = op[1]

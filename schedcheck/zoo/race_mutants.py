@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from schedcheck.contract import (
+    DEAD,
     Claim,
     NotStartedError,
     Outcome,
@@ -71,6 +72,8 @@ class ClaimCheckThenWriteScheduler(Scheduler):
                     self._stale += 1  # its heap entry is dead now (keeps the books right)
                 rec.state = _RUNNING
                 self._running += 1
+                if rec.opt:
+                    rec.optional_failed = tuple(d.task_id for d in rec.opt if d.state in DEAD)
                 out.append(Claim(rec.task_id, rec.gen, rec.fn))
         return out
 
@@ -86,6 +89,8 @@ class UnlockedDecrementScheduler(Scheduler):
                 return self._complete_other(task_id, generation, rec)
             rec.state = _OK
             self._running -= 1
+            if rec.odependents:
+                self._opt_release(rec)  # optional edges stay correct: the mistake is below
             dependents = list(rec.dependents)
         for dep in dependents:
             if dep.state is _PENDING:
