@@ -55,6 +55,7 @@ from hypothesis import event
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
+from schedcheck import contract
 from schedcheck.harness.common import (
     Observed,
     Progress,
@@ -482,7 +483,11 @@ class WheelMachine(WheelChecks):
         self._check_handles()
         check = getattr(self.model, "check_invariants", None)
         if check is not None:
-            check()
+            try:
+                check()
+            except AssertionError as exc:  # never mistaken for a counterexample
+                raise contract.SchedcheckInternalError(
+                    f"the reference model broke its own invariant: {exc}") from exc
 
 def _configs(support: Support) -> st.SearchStrategy[dict[str, Any]]:
     opt: dict[str, st.SearchStrategy[Any]] = {}

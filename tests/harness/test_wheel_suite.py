@@ -11,6 +11,7 @@ from schedcheck.impl import HashedTimingWheel, HierarchicalTimingWheel
 from schedcheck.model import TimingWheel
 
 from schedcheck import adapt
+from schedcheck.contract import SchedcheckInternalError
 from schedcheck.harness.result import BROKEN, HELD, NOT_EXERCISED, NOT_SUPPORTED, Counterexample
 from schedcheck.harness.wheel_fixtures import TargetUnusable
 from schedcheck.harness.wheel_suite import check_wheel_scaling, run_wheel_suite
@@ -216,3 +217,9 @@ def test_extra_bases_add_rules_that_see_model_target_and_handles() -> None:
     result = run_wheel_suite(HashedTimingWheel, seed=8, extra_bases=(PendingPeek,))
     assert result.ok
     assert PendingPeek.peeks and all(t == m for t, m in PendingPeek.peeks)
+
+
+def test_a_model_that_disagrees_with_the_ledger_is_a_harness_bug_not_a_counterexample() -> None:
+    with pytest.raises(SchedcheckInternalError, match="reference model and the harness ledger"):
+        run_wheel_suite(HashedTimingWheel, model_factory=PendingCountsCancelledWheel, seed=0,
+                        shrink=False)
