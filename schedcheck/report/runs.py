@@ -133,8 +133,9 @@ def _run_unshrunk(
             raise Unusable(str(exc)) from exc
         raise
     base = common.suite_settings(examples=examples, profile=profile)
-    settings = hypothesis.settings(
-        base, phases=[p for p in base.phases if p is not hypothesis.Phase.shrink])
+    # no shrink, and no explain (which replays the failure many more times to explain it)
+    skipped = (hypothesis.Phase.shrink, hypothesis.Phase.explain)
+    settings = hypothesis.settings(base, phases=[p for p in base.phases if p not in skipped])
     run: RunResult = common.run_suite(machine, result, settings, progress, seed=seed)
     if run.counterexample is not None:
         run.notes.append("not shrunk: the counterexample is the first failing run found, "
