@@ -223,3 +223,10 @@ def test_a_model_that_disagrees_with_the_ledger_is_a_harness_bug_not_a_counterex
     with pytest.raises(SchedcheckInternalError, match="reference model and the harness ledger"):
         run_wheel_suite(HashedTimingWheel, model_factory=PendingCountsCancelledWheel, seed=0,
                         shrink=False)
+
+
+def test_tolerance_mode_accepts_an_exact_wheel_and_notes_no_off_tick_firing() -> None:
+    result = run_wheel_suite(HierarchicalTimingWheel, seed=9, tolerance=True)
+    assert result.ok, result.counterexample and result.counterexample.message
+    assert not [n for n in result.notes if "contract due tick" in n]
+    assert result.stats["W-INV-EARLY"].verdict == HELD
