@@ -176,6 +176,36 @@ class WheelChecks(SuiteMachine):
             self.m_handles[rec.name] = m_handle
             self._m_ids[id(m_handle)] = rec
 
+    # -- for mixins (concurrent rounds): apply calls made outside the rules, in linearization
+    # order, so that the ledger, the handle maps and the executor accounting stay in step.
+    # Each assumes the target's outcome was already judged (e.g. by a linearizability check).
+
+    def note_schedule(self, deadline: int, callback: str, raises: bool, t_handle: Any,
+                      m_handle: Any) -> TimerRecord:
+        """A successful ``schedule(deadline, <callback>)`` (``callback``: its ``cb_<k>`` name
+        from :meth:`new_callback`)."""
+        rec = self.ledger.schedule(deadline, callback, raises)
+        self.bind_handles(rec, t_handle, m_handle)
+        return rec
+
+    def note_cancel(self, name: str, stopped: bool) -> None:
+        """``cancel(<name>)`` returned ``stopped`` on the target (and the model agreed)."""
+        rec = next(r for r in self.ledger.timers if r.name == name)
+        self.ledger.cancel(rec)
+        if stopped:
+            rec.t_state = CANCELLED
+
+    def note_advance(self, now: int, t_fired: list[Any]) -> list[TimerRecord]:
+        """``advance(now)`` returned ``t_fired`` (the target's handles, already judged)."""
+        fired = self.ledger.advance(now)
+        recs = [self._t_ids[id(h)] for h in t_fired]
+        for rec in recs:
+            rec.t_state = FIRED
+            rec.t_ticks = (rec.due_tick, rec.due_tick)
+        self._after_fire(self.trace.steps[-1] if self.trace.steps else self.trace.add(
+            "# (concurrent round)", "a concurrent round"), recs, fired)
+        return fired
+
     def _fail(self, clause: str, message: str, step: Step | None = None) -> NoReturn:
         self.diverge(clause, message, step=step)
         raise contract.SchedcheckInternalError("diverge() returned")  # pragma: no cover

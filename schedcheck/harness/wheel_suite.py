@@ -47,7 +47,9 @@ Mixins (``extra_bases``, e.g. a concurrent round) may use: ``self.model``, ``sel
 ``self.ledger`` (cursor, now, ``timers``: :class:`TimerRecord` per name), ``self.t_handles`` /
 ``self.m_handles`` (name -> target / model handle), ``self.trace`` (the ``Recorder``),
 ``self.result``, ``self.exercise(...)``, ``self.diverge(...)``, ``self.executor``, and
-``self.new_callback(raises)`` -> ``(name, target_cb, model_cb)`` and ``self.bind_handles``.
+``self.new_callback(raises)`` -> ``(name, target_cb, model_cb)``, and -- to report calls made
+outside the rules, in linearization order -- ``self.note_schedule``, ``self.note_cancel`` and
+``self.note_advance`` (``wheel_checks``), which keep the ledger and executor accounting in step.
 Nothing here imports ``schedcheck.impl``.
 """
 

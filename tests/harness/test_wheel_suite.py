@@ -6,6 +6,7 @@ import time
 from typing import Any, ClassVar
 
 import pytest
+from hypothesis import strategies as st
 from hypothesis.stateful import rule
 from schedcheck.impl import HashedTimingWheel, HierarchicalTimingWheel
 from schedcheck.model import TimingWheel
@@ -230,3 +231,36 @@ def test_tolerance_mode_accepts_an_exact_wheel_and_notes_no_off_tick_firing() ->
     assert result.ok, result.counterexample and result.counterexample.message
     assert not [n for n in result.notes if "contract due tick" in n]
     assert result.stats["W-INV-EARLY"].verdict == HELD
+
+
+class SideChannel:
+    """A mixin that calls both wheels directly (as a concurrent round would) and reports the
+    calls with note_schedule / note_cancel / note_advance."""
+
+    used: ClassVar[list[str]] = []
+
+    @rule(delay=st.integers(0, 40), cancel=st.booleans())
+    def call_both_wheels_directly(self, delay: int, cancel: bool) -> None:
+        machine: Any = self
+        if machine.target is None or machine.ledger.max_pending is not None:
+            return
+        now = machine.ledger.now
+        name, t_cb, m_cb = machine.new_callback(False)
+        t_handle = machine.target.schedule(now + delay, t_cb)
+        m_handle = machine.model.schedule(now + delay, m_cb)
+        rec = machine.note_schedule(now + delay, name, False, t_handle, m_handle)
+        if cancel:
+            stopped = machine.target.cancel(t_handle)
+            assert stopped == machine.model.cancel(m_handle)
+            machine.note_cancel(rec.name, stopped)
+        later = now + machine.ledger.tick
+        machine.model.advance(later)
+        machine.note_advance(later, machine.target.advance(later))
+        SideChannel.used.append(rec.name)
+
+
+def test_mixins_can_report_their_own_calls_and_stay_in_step_with_the_ledger() -> None:
+    SideChannel.used.clear()
+    result = run_wheel_suite(HashedTimingWheel, seed=12, extra_bases=(SideChannel,))
+    assert result.ok, result.counterexample and result.counterexample.message
+    assert SideChannel.used
