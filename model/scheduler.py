@@ -37,9 +37,10 @@ Decisions (where the contract is silent; copied to specs/scheduler.md):
   their states are decided in dependency order, so a retried subtree is not re-blocked by its
   own not-yet-retried root. Works before start; after close it raises ClosedError.
 * D10 ``start()`` checks the current generations of every task, terminal ones included.
-* D11 Before ``start()`` ``info()`` shows what rule 1 gives: READY (every dep submitted and
-  SUCCEEDED -- only possible with no deps, since nothing runs before start), PENDING, or
-  CANCELLED/BLOCKED after a cancel; nothing is claimed until ``start()``.
+* D11 Before ``start()`` ``info()`` shows what rule 1 gives: READY when nothing is outstanding
+  (no required deps -- none can have SUCCEEDED yet -- and every optional dep already
+  terminal), else PENDING, or CANCELLED/BLOCKED after a cancel; nothing is claimed until
+  ``start()``.
 * D12 Each retried task gets generation g+1 (a retry *is* a resubmit: same deps, same fn),
   a new stamp, and a fresh cause/error/cancel flag; the dict it returns is in stamp order.
 """
