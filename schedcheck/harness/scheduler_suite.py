@@ -224,7 +224,9 @@ class SchedulerMachine(SuiteMachine):
         self.universe: dict[Any, None] = dict.fromkeys(IDS)
         self.claimed: set[tuple[Any, int]] = set()
         self.reported: set[tuple[Any, int]] = set()  # claims already given a complete/fail
-        self.terminal_seen: dict[tuple[Any, int], str] = {}
+        #: (id, generation) -> (state, cause) once terminal: neither may change again
+        self.terminal_seen: dict[tuple[Any, int], tuple[str, Any]] = {}
+        self.most_blocked = 0  # most BLOCKED tasks seen at once (a hypothesis.target score)
         self.last_clause = "S1"
         self.last_words = "construction"
         self._holders: dict[str, set[tuple[Any, int]]] = {w: set() for w in WORKERS}
@@ -356,17 +358,16 @@ class SchedulerMachine(SuiteMachine):
             self._ready("w1", (-1, True, 1.5)[index % 3])
 
     @rule(order=st.permutations(IDS),
-          edges=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), max_size=8),
-          then_start=st.booleans())
-    def submit_dag(self, order: list[str], edges: list[tuple[int, int]],
-                   then_start: bool) -> None:
-        """Every id, in ``order``, each depending on some earlier ones: an acyclic graph
-        (shared dependencies and diamonds are common), then (maybe) start()."""
-        deps: dict[str, list[str]] = {tid: [] for tid in order}
-        for x, y in edges:
-            lo, hi = min(x, y), max(x, y)
-            if lo != hi and order[lo] not in deps[order[hi]]:
-                deps[order[hi]].append(order[lo])
+          picks=st.lists(st.lists(st.integers(0, 5), max_size=2), min_size=len(IDS),
+                         max_size=len(IDS)),
+          then_start=st.sampled_from((True, True, False)))
+    def submit_dag(self, order: list[str], picks: list[list[int]], then_start: bool) -> None:
+        """Every id, in ``order``, each depending on up to two earlier ones: an acyclic graph
+        where shared dependencies, diamonds and two-dependency joins are common; then
+        (usually) start()."""
+        deps: dict[str, list[str]] = {}
+        for i, tid in enumerate(order):
+            deps[tid] = list(dict.fromkeys(order[j % i] for j in picks[i])) if i else []
         for tid in order:
             self._submit(tid, tuple(deps[tid]), None,
                          words=f"graph: submit {tid!r} depending on {deps[tid]!r}")
@@ -473,25 +474,27 @@ class SchedulerMachine(SuiteMachine):
 
     @precondition(lambda self: self._started())
     @rule(target=claims, worker=st.sampled_from(WORKERS), limit=st.integers(1, 3),
-          plan=st.lists(st.sampled_from(("complete", "complete", "fail", "hold", "cancel")),
-                        min_size=3, max_size=3))
+          plan=st.lists(st.sampled_from(("complete", "complete", "fail", "hold", "cancel",
+                                         "twice")), min_size=3, max_size=3))
     def work(self, worker: str, limit: int, plan: list[str]) -> Any:
         """A worker's round: claim up to ``limit`` tasks, then report each at once as
-        ``plan`` says (complete, fail, cancel-then-fail: the cooperative confirm) or hold it
-        (the claim stays in the bundle for a later, possibly late, callback)."""
+        ``plan`` says (complete, complete twice, fail, cancel-then-fail: the cooperative
+        confirm) or hold it for a later rule; every claim joins the bundle, so later callbacks
+        on it are late or duplicates."""
         got = self._ready(worker, limit)
-        held = []
         for ref, what in zip(got.values, plan):
             if what == "hold":
-                held.append(ref)
                 continue
+            if what == "twice":  # a duplicate callback at once (a retried RPC)
+                self.report(ref, "complete", None)
+                what = "complete"
             if what == "cancel":
                 self._callback("cancel", ref.task_id, ref.generation, thread=worker,
                                words=f"cancel {ref.name} ({ref.task_id!r} g{ref.generation}) "
                                      "while it runs")
                 what = "fail"
             self.report(ref, what, None)
-        return multiple(*held)
+        return got  # every claim stays replayable: later callbacks are late or duplicates
 
     def _ready(self, worker: str, limit: Any) -> Any:
         name = self.trace.fresh_name("claim")
@@ -564,8 +567,9 @@ class SchedulerMachine(SuiteMachine):
         act = observe(getattr(self.target, op), *args, **kwargs, norm=norm)
         extra: tuple[str, ...] = {"complete": ("S-T3",), "fail": ("S-T4",),
                                   "cancel": ("S-T4",)}.get(op, ())
-        if late:
-            extra += ("S-T6",)
+        if late or (exp.ok and isinstance(exp.value, tuple)
+                    and exp.value[0] in ("STALE", "DUPLICATE")):
+            extra += ("S-T6",)  # a late or duplicate callback
         self._expect(clause, step, exp, act, also=extra,
                      check=check_expr(exp, name, None if op == "cancel_requested"
                                       else "norm_reply"))
@@ -612,6 +616,14 @@ class SchedulerMachine(SuiteMachine):
     @rule(tid=tasks)
     def cancel(self, tid: str) -> None:
         self._callback("cancel", tid, None, words=f"cancel the current generation of {tid!r}")
+
+    @rule(tids=st.lists(st.sampled_from(IDS), min_size=2, max_size=3, unique=True))
+    def cancel_several(self, tids: list[str]) -> None:
+        """Cancel several tasks in a row: propagation meets tasks that are already BLOCKED
+        (they keep the first cause) and shared dependents of two cancelled roots."""
+        for tid in tids:
+            self._callback("cancel", tid, None,
+                           words=f"cancel the current generation of {tid!r}")
 
     # ---- close (rule 8) ------------------------------------------------------------------
 
@@ -725,6 +737,8 @@ class SchedulerMachine(SuiteMachine):
         model_infos = {t: observe_model(self.m.info, t, norm=adapt.norm_info) for t in ids}
         target_infos = {t: observe(self.target.info, t, norm=adapt.norm_info) for t in ids}
         known = [t for t, o in model_infos.items() if o.ok]
+        blocked = sum(1 for o in model_infos.values() if o.ok and o.value[2] == "BLOCKED")
+        self.most_blocked = max(self.most_blocked, blocked)
         if known:
             self.exercise("S-T1", "S-INV", "S-TERMINAL")
         self._target_invariants(target_infos)
@@ -742,7 +756,7 @@ class SchedulerMachine(SuiteMachine):
             if o.ok:
                 tid, gen, state, _ = o.value
                 if state in _TERMINAL:
-                    self.terminal_seen[(tid, gen)] = state
+                    self.terminal_seen[(tid, gen)] = (state, o.value[3])
         if self.support.optional:
             self._compare_optional_failed([t for t in ids if t in known_ids])
         try:
@@ -785,10 +799,15 @@ class SchedulerMachine(SuiteMachine):
         for tid, (_, gen, state, cause) in states.items():
             running += state == "RUNNING"
             seen = self.terminal_seen.get((tid, gen))
-            if seen is not None and state != seen:
+            if seen is not None and state != seen[0]:
                 self._info_violation("S-TERMINAL", tid, infos[tid],
-                                     f"{tid!r} generation {gen} was {seen} and is now "
+                                     f"{tid!r} generation {gen} was {seen[0]} and is now "
                                      f"{state}: a terminal generation never leaves its state")
+            if seen is not None and cause != seen[1]:
+                self._info_violation("S-TERMINAL", tid, infos[tid],
+                                     f"{tid!r} generation {gen} is {state} with cause "
+                                     f"{seen[1]!r}, now {cause!r}: a terminal generation keeps "
+                                     "its cause (a BLOCKED one, the first propagation's)")
             if state in ("PENDING", "READY") and tid in self.m.task_ids():
                 for dep in self.m.deps_of(tid):
                     d = states.get(dep)
@@ -813,8 +832,8 @@ class SchedulerMachine(SuiteMachine):
                     "root's cause, of kind 'failed' or 'cancelled'")
         kind, root, g = cause
         now = states.get(root)
-        root_state = now[2] if now is not None and now[1] == g else self.terminal_seen.get(
-            (root, g))
+        seen = self.terminal_seen.get((root, g))
+        root_state = now[2] if now is not None and now[1] == g else (seen and seen[0])
         if root_state != kind:
             return (f"{tid!r} is BLOCKED by {kind.lower()} {root!r} g{g}, but that generation "
                     f"is {root_state or 'not known to have ended'}")
@@ -830,6 +849,11 @@ class SchedulerMachine(SuiteMachine):
         self.diverge(clause, f"after '{self.last_words}': {message}", step=step)
 
     def teardown(self) -> None:
+        if self.model is not None:
+            # steer the search towards runs that claim much and block much (visible in
+            # Hypothesis's statistics as target scores)
+            hypothesis.target(float(len(self.claimed)), label="claims")
+            hypothesis.target(float(self.most_blocked), label="blocked at once")
         super().teardown()
 
 

@@ -153,7 +153,7 @@ def _kill(factory: Any, **kwargs: Any) -> Any:
 
 
 def test_the_model_passes_against_itself_with_every_clause_it_reaches_held() -> None:
-    result = run_scheduler_suite(ModelScheduler, target_name="model")
+    result = run_scheduler_suite(ModelScheduler, target_name="model", seed=0)
     assert result.ok, result.counterexample and result.counterexample.message
     assert result.examples >= suite_settings().max_examples
     verdicts = {cid: s.verdict for cid, s in result.stats.items()}
