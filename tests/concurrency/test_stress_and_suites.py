@@ -1,0 +1,96 @@
+"""Real-thread stress, the suite mixin, and the controller's overhead."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import hypothesis
+
+from schedcheck import impl
+from schedcheck.concurrency import baton, concurrency_bases, describe_bases, run_stress
+from schedcheck.concurrency.overhead import measure_overhead
+from schedcheck.harness.common import run_suite, suite_settings
+from schedcheck.harness.result import RunResult
+from schedcheck.harness.scheduler_suite import make_scheduler_machine, run_scheduler_suite
+from schedcheck.zoo import race_mutants as rm
+
+
+class EchoingScheduler(impl.Scheduler):
+    """Wrong whatever the interleaving: every 7th ready() hands out its last claims again."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._calls = 0
+        self._last: list[Any] = []
+
+    def ready(self, limit: int | None = None) -> list[Any]:
+        self._calls += 1
+        if self._calls % 7 == 0 and self._last:
+            return list(self._last)
+        got = super().ready(limit)
+        self._last = got or self._last
+        return got
+
+
+def test_stress_of_the_correct_scheduler_holds_and_checks_every_round() -> None:
+    result = run_stress("scheduler", impl.Scheduler, threads=8, operations=2_000, seed=3)
+    assert result.verdict == "held", result.text
+    assert result.operations >= 2_000 and result.rounds >= 25
+    assert "no violation" in result.text and result.counterexample() is None
+
+
+def test_stress_of_both_wheels_holds_with_every_timer_accounted_for() -> None:
+    for factory in (impl.HashedTimingWheel, impl.HierarchicalTimingWheel):
+        result = run_stress("wheel", factory, threads=8, operations=2_000, seed=3)
+        assert result.verdict == "held", result.text
+
+
+def test_stress_reports_a_claim_handed_out_twice_as_a_violation() -> None:
+    result = run_stress("scheduler", EchoingScheduler, threads=4, operations=2_000, seed=3)
+    assert result.verdict == "broken"
+    assert "not linearizable" in result.violations[0] or "claimed twice" in result.violations[0]
+    cx = result.counterexample()
+    assert cx is not None and cx.clause == "S-LIN"
+
+
+def test_the_scheduler_suite_with_concurrent_rounds_finds_the_racy_claim() -> None:
+    # Unshrunk: shrinking a 30-step program whose rounds each try 16 schedules on copies takes
+    # minutes; the round itself is already small (the sweep picks a 1-preemption schedule).
+    factory = rm.ClaimCheckThenWriteScheduler
+    result = RunResult.fresh("scheduler", "ClaimCheckThenWriteScheduler")
+    machine = make_scheduler_machine(factory, result=result,
+                                     extra_bases=concurrency_bases("scheduler", factory))
+    base = suite_settings()
+    no_shrink = hypothesis.settings(base, phases=[p for p in base.phases
+                                                  if p is not hypothesis.Phase.shrink])
+    run_suite(machine, result, no_shrink, seed=1)
+    cx = result.counterexample
+    assert cx is not None and cx.clause == "S-LIN", result.notes
+    assert cx.schedule is not None and len(cx.schedule) <= 6
+    assert "concurrent_round(target, 'scheduler'" in cx.steps[-1].code
+    assert "controlled(factory" in cx.setup
+    # The printed program replays: the setup, then every step, on a fresh target.
+    # (The replay convention of harness/common.py: each step inside try/except, and noop.)
+    namespace: dict[str, Any] = {"factory": factory, "noop": lambda: None}
+    exec(cx.setup, namespace)
+    for step in cx.steps:
+        exec(f"try:\n    {step.code}\nexcept Exception as e:\n    _raised = e", namespace)
+    history = namespace[cx.steps[-1].code.split(" = ")[0]]
+    claims = [c for op in history.operations if op.call[0] == "ready" for c in op.response]
+    assert len(claims) != len(set(claims))  # the same claim twice, as in the shrunk run
+
+
+def test_the_correct_scheduler_passes_the_suite_with_concurrent_rounds() -> None:
+    bases = concurrency_bases("scheduler", impl.Scheduler)
+    result = run_scheduler_suite(impl.Scheduler, extra_bases=bases, seed=2)
+    assert result.counterexample is None, result.counterexample and result.counterexample.message
+    assert result.stats["S-LIN"].verdict == "held"
+    assert "lock_factory" in describe_bases("scheduler", impl.Scheduler)
+    assert concurrency_bases("wheel", impl.HashedTimingWheel) == ()
+
+
+def test_controller_overhead_is_measured_against_free_threads() -> None:
+    overhead = measure_overhead(threads=2, per_thread=300)
+    print(overhead.text)  # the figure for the report: a ratio from one process
+    assert overhead.free_ops_per_second > 0 and overhead.controlled_ops_per_second > 0
+    assert baton.active() is None  # the controlled run cleaned up after itself
