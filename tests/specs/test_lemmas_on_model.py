@@ -277,6 +277,13 @@ class WheelLemmas(RuleBasedStateMachine):
 TestSchedulerLemmasOnModel = SchedulerLemmas.TestCase
 TestWheelLemmasOnModel = WheelLemmas.TestCase
 TestEncodingMatchesModel = EncodingMatchesModel.TestCase
+# Every step of this machine builds and solves a z3 query: it is an expensive oracle, so it
+# takes a quarter of the active profile's examples (50 under ci, 750 under thorough) -- the
+# profile still decides, and the steps per example are the profile's own.
+_active = settings()
+TestEncodingMatchesModel.settings = settings(
+    _active, max_examples=max(20, _active.max_examples // 4)
+)
 
 
 def test_the_scheduler_machine_checks_the_same_invariant_numbers_as_the_lemmas() -> None:
