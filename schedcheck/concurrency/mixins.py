@@ -22,8 +22,8 @@ reproduces the exact interleaving.
 
 The wheel's suite keeps an independent ledger and handle maps that a round would have to
 update in linearization order; that mixin is not written yet, so for the wheel
-:func:`concurrency_bases` returns ``()`` and says so (``describe_bases``), and the toolkit runs
-the standalone hunt (``hunt.hunt``) instead.
+:func:`concurrency_bases` raises the toolkit's ``Unavailable`` (``schedcheck.report.runs``),
+whose fallback is the standalone hunt (``hunt.hunt``), and ``describe_bases`` says so.
 """
 
 from __future__ import annotations
@@ -47,7 +47,13 @@ def concurrency_bases(system: str, factory: Callable[..., Any]) -> tuple[type, .
     if system == "scheduler":
         return (SchedulerRoundMixin,)
     if system == "wheel":
-        return ()
+        # Not written yet: tell the toolkit, whose fallback is the standalone hunt.
+        try:
+            from schedcheck.report.runs import Unavailable
+        except ImportError:  # a build without the toolkit: no mixin, said by describe_bases
+            return ()
+        raise Unavailable("the wheel's in-suite concurrent round is not written; the "
+                          "standalone hunt (schedcheck.concurrency.hunt) runs instead")
     raise ValueError(f"unknown system {system!r}; expected 'scheduler' or 'wheel'")
 
 

@@ -5,13 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 import hypothesis
+import pytest
 
 from schedcheck import impl
 from schedcheck.concurrency import baton, concurrency_bases, describe_bases, run_stress
+from schedcheck.concurrency.hunt import hunt
 from schedcheck.concurrency.overhead import measure_overhead
+from schedcheck.contract import WheelFullError
 from schedcheck.harness.common import run_suite, suite_settings
 from schedcheck.harness.result import RunResult
 from schedcheck.harness.scheduler_suite import make_scheduler_machine, run_scheduler_suite
+from schedcheck.report.runs import Unavailable
 from schedcheck.zoo import race_mutants as rm
 
 
@@ -86,7 +90,8 @@ def test_the_correct_scheduler_passes_the_suite_with_concurrent_rounds() -> None
     assert result.counterexample is None, result.counterexample and result.counterexample.message
     assert result.stats["S-LIN"].verdict == "held"
     assert "lock_factory" in describe_bases("scheduler", impl.Scheduler)
-    assert concurrency_bases("wheel", impl.HashedTimingWheel) == ()
+    with pytest.raises(Unavailable, match=r"standalone hunt"):
+        concurrency_bases("wheel", impl.HashedTimingWheel)
 
 
 def test_controller_overhead_is_measured_against_free_threads() -> None:
@@ -94,3 +99,45 @@ def test_controller_overhead_is_measured_against_free_threads() -> None:
     print(overhead.text)  # the figure for the report: a ratio from one process
     assert overhead.free_ops_per_second > 0 and overhead.controlled_ops_per_second > 0
     assert baton.active() is None  # the controlled run cleaned up after itself
+
+
+class StrangerWheel:
+    """A third party's wheel: no lock_factory, a plain threading.Lock, and a max_pending
+    check-then-act across two critical sections. Only the threading patch lets the baton in."""
+
+    def __init__(self, tick: int, wheel_size: int, **options: Any) -> None:
+        import threading
+
+        from schedcheck import model
+
+        self._lock = threading.Lock()
+        self._max = options.pop("max_pending", None)
+        self._wheel = model.TimingWheel(tick, wheel_size, **options)
+
+    def schedule(self, deadline: int, callback: Any) -> Any:
+        with self._lock:
+            full = self._max is not None and self._wheel.pending() >= self._max
+        if full:
+            raise WheelFullError(self._wheel.pending(), self._max or 0)
+        with self._lock:
+            return self._wheel.schedule(deadline, callback)
+
+    def cancel(self, handle: Any) -> bool:
+        with self._lock:
+            return self._wheel.cancel(handle)
+
+    def advance(self, now: int) -> list[Any]:
+        with self._lock:
+            return self._wheel.advance(now)
+
+    def pending(self) -> int:
+        with self._lock:
+            return self._wheel.pending()
+
+
+def test_a_strangers_threading_lock_is_reached_through_the_patch() -> None:
+    assert "patched" in describe_bases("scheduler", StrangerWheel)
+    found = hunt("wheel", StrangerWheel, settings=suite_settings(profile="ci"), seed=4)
+    assert found.found and found.case is not None and found.outcome is not None
+    assert found.case.options.get("max_pending") is not None
+    assert found.outcome.run.preemptions >= 1 and found.replays == 10
