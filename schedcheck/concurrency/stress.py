@@ -269,7 +269,11 @@ class _SchedulerStress:
                              f"(more than {MAX_CANDIDATES} carried forward)")
         # Every fitting state goes forward: their differences (the submission order of two
         # overlapping resubmits) show only in later rounds.
-        self.models = [f.model for f in fits]
+        unique: dict[Any, Any] = {}
+        for f in fits:
+            canonical = _canonical(f.model)
+            unique.setdefault(canonical.snapshot(), canonical)
+        self.models = list(unique.values())
         if self.twice:
             return "violation", f"claimed twice: {self.twice[:3]!r}"
         return OK, ""
@@ -294,6 +298,22 @@ class _SchedulerStress:
             if state not in terminal:
                 return f"after the drain and close(), task {task} is {state}, not terminal"
         return ""
+
+
+def _canonical(model: Any) -> Any:
+    """The model with its submission stamps reduced to what the future can observe: only the
+    relative order of PENDING/READY generations decides anything later (ready() order), so
+    they are renumbered 1..k in that order, every other generation gets 0, and the counter
+    continues at k. Two states that differ only in forgotten stamps become equal."""
+    out = model.copy()
+    waiting = sorted((t for t in out._tasks.values()
+                      if adapt.norm_name(t.state) in ("PENDING", "READY")),
+                     key=lambda t: t.seq)
+    rank = {id(t): i + 1 for i, t in enumerate(waiting)}
+    for t in out._tasks.values():
+        t.seq = rank.get(id(t), 0)
+    out._seq = len(waiting)
+    return out
 
 
 class _WheelStress:
