@@ -35,7 +35,7 @@ from typing import Any
 
 from schedcheck import adapt
 from schedcheck.concurrency import baton
-from schedcheck.concurrency.history import History, Operation
+from schedcheck.concurrency.history import History
 from schedcheck.concurrency.linearizability import OK, UNKNOWN, LinResult, check
 
 Program = list[tuple[Any, ...]]
@@ -396,11 +396,3 @@ def explain(outcome: RoundOutcome) -> str:
                if d.preemption]
     parts.append("preemptions: " + (", ".join(preempt) if preempt else "none"))
     return "\n".join(parts)
-
-
-def operations_in(threads: Sequence[Program]) -> int:
-    return sum(len(ops) for ops in threads)
-
-
-def lin_operations(history: History) -> list[Operation]:
-    return sorted(history.operations, key=lambda o: o.invoked)
