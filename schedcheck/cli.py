@@ -3,7 +3,7 @@
 ::
 
     schedcheck check scheduler TARGET [--examples N] [--seed S] [--profile P] [--threads]
-                                      [--no-shrink] [--no-cost] [--out DIR] [--json]
+                                      [--no-shrink] [--no-cost] [--tolerance] [--out DIR] [--json]
     schedcheck check wheel TARGET ...
     schedcheck prove [...]          # the z3 lemmas (schedcheck.specs.prove, its own options)
     schedcheck zoo [--examples N] [--seed S] [--only NAME ...] [--system S] [--shrink] [--json]
@@ -109,6 +109,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     from schedcheck.report.writer import check_command, fresh_out_dir, report_json, write_run
 
     system: str = args.system
+    if args.tolerance and system != "wheel":
+        return _unusable("--tolerance applies to wheels only: the scheduler has no due ticks")
     try:
         target = load_target(args.target)
     except TargetError as exc:
@@ -127,7 +129,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             result = runs.run_suite_for(system, target.factory, target_name=args.target,
                                         examples=args.examples, seed=seed,
                                         profile=args.profile, progress=progress,
-                                        shrink=not args.no_shrink)
+                                        shrink=not args.no_shrink,
+                                        tolerance=args.tolerance)
         if not args.no_cost and result.counterexample is None:
             if show_progress:
                 _err_console().print("[dim]measuring the cost at n and 8n ...[/]")
@@ -308,6 +311,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="also run the concurrent rounds (linearizability)")
     check.add_argument("--no-shrink", action="store_true",
                        help="report the first counterexample found, unshrunk (fast, longer)")
+    check.add_argument("--tolerance", action="store_true",
+                       help="wheels: check never early/twice/after cancel/lost instead of the "
+                            "contract's exact due ticks, and list the timers that differ")
     check.add_argument("--no-cost", action="store_true",
                        help="skip the scaling clause (*-COST: a timed run at n and 8n)")
     check.add_argument("--out", metavar="DIR",

@@ -79,17 +79,25 @@ def run_suite_for(
     progress: Progress | None = None,
     shrink: bool = True,
     extra_bases: tuple[type, ...] = (),
+    tolerance: bool = False,
 ) -> RunResult:
     """The differential suite of ``system`` against ``factory``.
+
+    ``tolerance=True`` (wheels only) checks the invariants -- never early, never twice, never
+    after a cancel, never lost -- instead of the contract's exact due ticks, and lists in
+    ``RunResult.notes`` the timers that fired at another tick than the contract's.
 
     ``shrink=False`` reports the first failing run as found, unshrunk: a kill costs a fraction
     of a second instead of the tens of seconds Hypothesis may spend shrinking a 30-step
     program (the zoo's default; ``check --no-shrink``). The counterexample is then longer,
     but still replays."""
+    if tolerance and system != "wheel":
+        raise ValueError("tolerance mode exists for wheels only (the scheduler has no due ticks)")
+    options: dict[str, Any] = {"tolerance": True} if tolerance else {}
     if not shrink:
         return _run_unshrunk(system, factory, target_name=target_name, examples=examples,
                              seed=seed, profile=profile, progress=progress,
-                             extra_bases=extra_bases)
+                             extra_bases=extra_bases, options=options)
     if system == "scheduler":
         fn = _function("schedcheck.harness.scheduler_suite", "run_scheduler_suite",
                        "the scheduler suite")
@@ -99,7 +107,7 @@ def run_suite_for(
         raise ValueError(f"unknown system {system!r}; expected 'scheduler' or 'wheel'")
     try:
         result = fn(factory, target_name=target_name, examples=examples, seed=seed,
-                    profile=profile, progress=progress, extra_bases=extra_bases)
+                    profile=profile, progress=progress, extra_bases=extra_bases, **options)
     except ValueError as exc:
         if type(exc).__name__ == "TargetUnusable":
             raise Unusable(str(exc)) from exc
@@ -119,6 +127,7 @@ def _run_unshrunk(
     profile: str | None,
     progress: Progress | None,
     extra_bases: tuple[type, ...] = (),
+    options: dict[str, Any] | None = None,
 ) -> RunResult:
     if system not in ("scheduler", "wheel"):
         raise ValueError(f"unknown system {system!r}; expected 'scheduler' or 'wheel'")
@@ -127,7 +136,7 @@ def _run_unshrunk(
                      f"the {system} suite")
     result = RunResult.fresh(system, target_name or getattr(factory, "__qualname__", ""))
     try:
-        machine = make(factory, result=result, extra_bases=extra_bases)
+        machine = make(factory, result=result, extra_bases=extra_bases, **(options or {}))
     except ValueError as exc:
         if type(exc).__name__ == "TargetUnusable":
             raise Unusable(str(exc)) from exc
