@@ -287,13 +287,14 @@ class SchedulerMachine(SuiteMachine):
     # ---- construction ------------------------------------------------------------------------
 
     @initialize(mc=st.sampled_from((0, 1, 1, 2, 2, 3, 5, _BIG)),
-                preset=st.sampled_from(("started graph", "started graph", "empty")),
+                preset=st.sampled_from(("started graph", "empty")),
                 order=st.permutations(IDS),
                 picks=st.lists(st.lists(st.integers(0, 5), max_size=2), min_size=len(IDS),
                                max_size=len(IDS)))
     def build(self, mc: int, preset: str, order: list[str], picks: list[list[int]]) -> None:
-        """Build both sides; two runs in three begin with a started acyclic graph, so that
-        claims and callbacks are reachable from the first rule."""
+        """Build both sides; half the runs begin with a started acyclic graph, so that claims
+        and callbacks are reachable from the first rule (the other half reach start() and its
+        unknown dependencies and cycles)."""
         self._build(mc)
         if preset == "started graph":
             self.submit_dag(order, picks, True)

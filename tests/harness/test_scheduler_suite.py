@@ -69,6 +69,12 @@ class ShortCycle(ModelScheduler):
         except CycleError as exc:
             raise CycleError(exc.cycle[:-1]) from None
 
+    def submit(self, task_id: Any, deps: Any = (), fn: Any = None, **kwargs: Any) -> int:
+        try:
+            return super().submit(task_id, deps, fn, **kwargs)
+        except CycleError as exc:
+            raise CycleError(exc.cycle[:-1]) from None
+
 
 class KeyErrorForUnknown(ModelScheduler):
     """An unknown id raises a bare KeyError instead of UnknownTaskError."""
