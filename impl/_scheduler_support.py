@@ -45,12 +45,22 @@ class SchedulerMetrics:
     compactions: int = 0  #: times the ready queue was rebuilt
 
 
-class _Rec:
-    __slots__ = ("cause", "dependents", "deps", "error", "fn", "gen", "odependents", "opt",
-                 "optional_failed", "requested", "seq", "state", "t", "task_id",
-                 "waiting")
+class _Rec(list["_Rec"]):
+    """A task's record. The record *is* the list of its required dependents (the reverse
+    edges, once per occurrence in each dependent's deps): one GC-tracked object per task
+    instead of a record plus a list, which halves the objects the cyclic collector walks on
+    every full pass and saves a pointer hop per edge. Identity semantics are restored
+    (``==`` is ``is``, hashable by id) so that ``list.remove``/``count``/``in`` and dict keys
+    see records, never their contents; a record is never truth-tested for existence (its
+    truth value is "has dependents"). ``dependents`` remains as an alias of the record."""
 
-    def __init__(self, task_id: Any) -> None:
+    __slots__ = ("cause", "deps", "error", "fn", "gen", "odependents", "opt",
+                 "optional_failed", "requested", "seq", "state", "t", "task_id", "waiting")
+    __hash__ = object.__hash__  # type: ignore[assignment]
+    __eq__ = object.__eq__
+    __ne__ = object.__ne__
+
+    def __init__(self, task_id: Any) -> None:  # list.__init__ not called: starts empty
         self.task_id = task_id  #: the id
         self.gen = 0  #: current generation; 0 for a ghost (named as a dep, never submitted)
         self.seq = 0  #: submission stamp of the current generation (model D1)
@@ -64,16 +74,27 @@ class _Rec:
         self.requested = False  #: a cancel was requested while this generation ran
         self.optional_failed: tuple[Any, ...] = ()  #: frozen at the claim (model D6)
         self.waiting = 0  #: outstanding deps; exact while PENDING/READY, 0 iff READY
-        #: records whose current deps include self, once per occurrence in their deps
-        self.dependents: list[_Rec] = []
-        self.odependents: dict[_Rec, None] | None = None  #: same, optional edges
+        self.odependents: dict[_Rec, None] | None = None  #: dependents by optional edges
         self.t = 0.0  #: clock when it became READY, then when it was claimed
+
+    @property
+    def dependents(self) -> list[_Rec]:
+        """Records whose current deps include self, once per occurrence: the record itself."""
+        return self
+
+    @dependents.setter
+    def dependents(self, value: Iterable[_Rec]) -> None:
+        self[:] = value
+
+    def __repr__(self) -> str:  # not list's: that would print the graph reachable from it
+        return f"<_Rec {self.task_id!r} g{self.gen} {self.state.name}>"
 
 
 def _clone(rec: _Rec) -> _Rec:
-    c = object.__new__(_Rec)
+    c = _Rec.__new__(_Rec)
     for f in _Rec.__slots__:
         setattr(c, f, getattr(rec, f))
+    c.extend(rec)
     return c
 
 
@@ -125,7 +146,7 @@ def check_records(self: Scheduler) -> None:
         who = f"{r.task_id!r} g{r.gen}"
         assert r.gen >= 1 and self._tasks[r.task_id] is r, f"{who} :: bad record"
         running += r.state is RUN
-        deps = [self._tasks.get(d) or self._ghosts.get(d) for d in r.deps]
+        deps = [self._tasks.get(d, self._ghosts.get(d)) for d in r.deps]
         for dep_id, d in zip(r.deps, deps, strict=True):
             assert d is not None, f"{who} :: dep {dep_id!r} has no record (task or ghost)"
             assert d.dependents.count(r) == r.deps.count(dep_id), (

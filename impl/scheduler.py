@@ -6,9 +6,12 @@ tuple when it passed one: ints in a tuple are not tracked by the garbage collect
 matters at 10^6 tasks), its optional deps as a tuple of records, the
 ``waiting`` count (required deps not SUCCEEDED + optional deps not terminal; kept exact only
 while the task is PENDING/READY: a task in any other state is re-counted when resubmitted) and
-its reverse edges: ``dependents`` (a list, one entry per occurrence in the dependent's deps:
-a fast-path submit does not de-duplicate, it links and counts a repeated dep twice, which
+its reverse edges: ``dependents`` (one entry per occurrence in the dependent's deps: a
+fast-path submit does not de-duplicate, it links and counts a repeated dep twice, which
 releases it exactly like once) and ``odependents`` (optional edges, a dict, usually None).
+The record *is* its ``dependents`` list (``_Rec`` subclasses list, with identity equality):
+one GC-tracked object per task instead of two, which is what the cyclic collector's full
+passes cost at 10^5-10^6 tasks (submit of 200,000 tasks: about a third less CPU time).
 A dependency named before it is submitted gets a *ghost* record (generation 0, in
 ``_ghosts``) so that edges always join records; ``_unknown_refs`` counts edges ending at one.
 The ready queue is a heapq of bare int stamps (cheap to compare, not tracked by the garbage
@@ -134,7 +137,8 @@ class Scheduler:
 
     def _rec_of(self, dep_id: Any) -> _Rec:
         """The record of a dependency id: a task's, or a ghost's."""
-        return self._tasks.get(dep_id) or self._ghosts[dep_id]
+        rec = self._tasks.get(dep_id)
+        return self._ghosts[dep_id] if rec is None else rec
 
     def _push(self, rec: _Rec) -> None:
         """rec just became READY."""
@@ -178,7 +182,7 @@ class Scheduler:
         m = self._m
         while stack:
             x = stack.pop()
-            for d in x.dependents:
+            for d in x:  # its dependents
                 st = d.state
                 if st is P or st is R:
                     if st is R:
@@ -210,7 +214,8 @@ class Scheduler:
                     got = None  # the general path names the unhashable value
                 if got is not None and (not self._started
                                         or (None not in got and task_id not in deps)):
-                    rec = self._ghosts.pop(task_id, None) if self._ghosts else None
+                    ghosts = self._ghosts
+                    rec = ghosts.pop(task_id, None) if ghosts else None
                     if rec is None:
                         rec = _Rec(task_id)
                     else:
@@ -218,29 +223,35 @@ class Scheduler:
                     tasks[task_id] = rec
                     self._seq = seq = self._seq + 1
                     rec.gen, rec.seq, rec.fn = 1, seq, fn
-                    waiting = 0
+                    waiting = unknown = 0
                     cause = None
-                    i = -1
-                    for dep in got:  # a repeated dep is linked (and counted) once per occurrence
-                        i += 1
-                        if dep is None:
-                            dep_id = deps[i]  # type: ignore[index]  # a list or a tuple
+                    ok = OK
+                    ghosts_get = ghosts.get
+                    cyclic = False
+                    for dep, dep_id in zip(got, deps):  # a repeat is linked once per occurrence
+                        if dep is None:  # the dep's state is PENDING; it is not SUCCEEDED
                             if dep_id == task_id:  # a self-dependency: start() reports the cycle
                                 dep = rec
                             else:  # named before it is submitted
-                                dep = self._ghosts.get(dep_id)
+                                dep = ghosts_get(dep_id)
                                 if dep is None:
-                                    dep = self._ghosts[dep_id] = _Rec(dep_id)
-                            self._maybe_cyclic = True
-                        dep.dependents.append(rec)
-                        st = dep.state
-                        if st is not OK:
+                                    dep = ghosts[dep_id] = _Rec(dep_id)
+                                unknown += 1
+                            dep.append(rec)  # the reverse edge
                             waiting += 1
-                            if not dep.gen:
-                                self._unknown_refs += 1
-                            elif cause is None and (st is FAIL or st is BLK or st is CAN):
+                            cyclic = True
+                            continue
+                        dep.append(rec)
+                        st = dep.state
+                        if st is not ok:
+                            waiting += 1
+                            if cause is None and (st is FAIL or st is BLK or st is CAN):
                                 cause = (Cause("failed", dep.task_id, dep.gen) if st is FAIL
                                          else dep.cause)
+                    if unknown:
+                        self._unknown_refs += unknown
+                    if cyclic:
+                        self._maybe_cyclic = True
                     rec.deps = deps if cls is tuple else tuple(deps)  # type: ignore[assignment]
                     rec.waiting = waiting
                     if cause is not None:
@@ -405,7 +416,7 @@ class Scheduler:
         waiting = 0
         for dep_id in req:
             dep = self._link(dep_id, rec)
-            dep.dependents.append(rec)
+            dep.append(rec)
             if dep.state is not OK:
                 waiting += 1
         rec.deps = req
@@ -588,7 +599,7 @@ class Scheduler:
             if d > m.run_max:
                 m.run_max = d
             heap, queued = self._heap, self._queued
-            for dep in rec.dependents:
+            for dep in rec:  # its dependents
                 if dep.state is P:
                     w = dep.waiting - 1
                     dep.waiting = w
