@@ -259,7 +259,8 @@ _m("sched-limit-skips-max-concurrency",
    LimitSkipsMaxConcurrencyScheduler)
 _m("sched-blocked-cause-overwritten",
    "a later failure re-blocks already BLOCKED tasks: info().cause names the last failure, "
-   "not the root that blocked it first", EXTRA, "S5", BlockedCauseOverwrittenScheduler)
+   "not the root that blocked it first (a terminal generation's cause changes)", EXTRA,
+   "S-TERMINAL", BlockedCauseOverwrittenScheduler)
 _m("sched-forced-cancel",
    "cancel() of a RUNNING task answers APPLIED/CANCELLED at once instead of REQUESTED/RUNNING; "
    "the later complete() is REJECTED instead of winning", EXTRA, "S6", ForcedCancelScheduler)
