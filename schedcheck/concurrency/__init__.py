@@ -51,6 +51,10 @@ def concurrent_round(
     threads: Sequence[Sequence[tuple[Any, ...]]],
     schedule: Sequence[int],
     names: Sequence[str] | None = None,
+    *,
+    now: int = 0,
+    handles: dict[str, Any] | None = None,
+    callbacks: dict[str, Any] | None = None,
 ) -> Any:
     """Replay one round on ``target`` (built by :func:`controlled`) under ``schedule``.
 
@@ -74,8 +78,11 @@ def concurrent_round(
             lanes=lane_names,
         )
     else:
-        resolver = WheelRound(now=0, handles={})
+        resolver = WheelRound(now=now, handles=dict(handles or {}),
+                              callbacks=dict(callbacks or {}))
     programs = [_lane_program(resolver, target, history, lane, list(ops))
                 for lane, ops in zip(lane_names, threads, strict=True)]
     baton.run(programs, schedule, names=lane_names)
+    if system == "wheel":
+        history.meta["handles"] = resolver.handles
     return history

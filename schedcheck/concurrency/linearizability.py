@@ -45,6 +45,8 @@ _Config = tuple[Any, frozenset[int], tuple[Operation, ...]]
 class LinResult(Generic[S]):
     verdict: str  #: "ok", "violation" or "unknown"
     final_states: list[S] = field(default_factory=list)  #: every state a linearization ends in
+    #: for each final state, one linearization (operations in order) that ends in it
+    final_paths: list[list[Operation]] = field(default_factory=list)
     failed: Operation | None = None  #: the operation that could not be linearized
     longest: list[Operation] = field(default_factory=list)  #: longest partial linearization
     model_would_answer: list[Any] = field(default_factory=list)
@@ -193,7 +195,8 @@ def _search(
             )
         configs = survivors
         del pending[op.id]
-    finals: dict[Hashable, S] = {}
-    for state, _lin, _path in configs.values():
-        finals.setdefault(key(state), state)
-    return LinResult(OK, final_states=list(finals.values()), explored=explored)
+    finals: dict[Hashable, tuple[S, list[Operation]]] = {}
+    for state, _lin, path in configs.values():
+        finals.setdefault(key(state), (state, list(path)))
+    return LinResult(OK, final_states=[s for s, _ in finals.values()],
+                     final_paths=[p for _, p in finals.values()], explored=explored)

@@ -20,10 +20,10 @@ The step printed for a round is one replayable line,
 setup line builds the target through ``controlled(factory, ...)``, so the replay script
 reproduces the exact interleaving.
 
-The wheel's suite keeps an independent ledger and handle maps that a round would have to
-update in linearization order; that mixin is not written yet, so for the wheel
-:func:`concurrency_bases` raises the toolkit's ``Unavailable`` (``schedcheck.report.runs``),
-whose fallback is the standalone hunt (``hunt.hunt``), and ``describe_bases`` says so.
+The wheel's suite keeps an independent ledger and handle maps: after a round its mixin
+replays one linearization that ends in the selected state into the ledger (schedule, cancel,
+advance, in that order), binds the round's new handles, and re-maps every model handle to the
+selected model copy. Its rounds run only without an executor and outside tolerance mode.
 """
 
 from __future__ import annotations
@@ -37,9 +37,15 @@ from hypothesis.stateful import precondition, rule
 from schedcheck.concurrency import patching
 from schedcheck.concurrency.explore import explore
 from schedcheck.concurrency.hunt import build as _build
-from schedcheck.concurrency.rounds import SchedulerSpec, describe_round, explain, run_round
+from schedcheck.concurrency.rounds import (
+    SchedulerSpec,
+    WheelSpec,
+    describe_round,
+    explain,
+    run_round,
+)
 
-__all__ = ["SchedulerRoundMixin", "concurrency_bases", "describe_bases"]
+__all__ = ["SchedulerRoundMixin", "WheelRoundMixin", "concurrency_bases", "describe_bases"]
 
 
 def concurrency_bases(system: str, factory: Callable[..., Any]) -> tuple[type, ...]:
@@ -47,13 +53,7 @@ def concurrency_bases(system: str, factory: Callable[..., Any]) -> tuple[type, .
     if system == "scheduler":
         return (SchedulerRoundMixin,)
     if system == "wheel":
-        # Not written yet: tell the toolkit, whose fallback is the standalone hunt.
-        try:
-            from schedcheck.report.runs import Unavailable
-        except ImportError:  # a build without the toolkit: no mixin, said by describe_bases
-            return ()
-        raise Unavailable("the wheel's in-suite concurrent round is not written; the "
-                          "standalone hunt (schedcheck.concurrency.hunt) runs instead")
+        return (WheelRoundMixin,)
     raise ValueError(f"unknown system {system!r}; expected 'scheduler' or 'wheel'")
 
 
@@ -62,8 +62,8 @@ def describe_bases(system: str, factory: Callable[..., Any]) -> str:
     how = ("its lock_factory" if patching.patchable(factory)
            else "threading/queue patched while it is built")
     if system == "wheel":
-        return ("wheel: concurrent rounds run as a standalone hunt (the suite mixin is not "
-                f"written yet); primitives through {how}")
+        return ("wheel: concurrent rounds inside the suite (without an executor, exact mode); "
+                f"primitives through {how}")
     return f"scheduler: concurrent rounds inside the suite; primitives through {how}"
 
 
@@ -162,3 +162,143 @@ class SchedulerRoundMixin:
             if cx is not None:
                 cx.schedule = list(schedule)
             raise
+
+
+class _Controlled:
+    """Swaps the machine's factory for one that builds with cooperative primitives."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        raw = cls.__dict__.get("factory")
+        if raw is None:
+            return
+        original = raw.__func__ if isinstance(raw, staticmethod) else raw
+
+        def controlled(*args: Any, **options: Any) -> Any:
+            return _build(original, args, options)
+
+        controlled.__qualname__ = getattr(original, "__qualname__", "factory")
+        cls.factory = staticmethod(controlled)  # type: ignore[attr-defined]
+
+
+class WheelRoundMixin(_Controlled):
+    """Adds ``concurrent_round`` to ``wheel_suite.WheelMachine`` (see module doc)."""
+
+    @precondition(lambda self: self.target is not None and self.executor is None
+                  and not self.tolerance)
+    @rule(data=st.data())
+    def concurrent_round(self, data: st.DataObject) -> None:
+        machine: Any = self
+        led = machine.ledger
+        live = [r.name for r in led.live()]
+        span = 2 * led.tick * led.wheel_size + 2
+        ref = st.one_of(st.just(("mine", 0)), st.sampled_from(live)) if live else st.just(
+            ("mine", 0))
+        op = st.one_of(st.tuples(st.just("schedule"), st.integers(0, span)),
+                       st.tuples(st.just("cancel"), ref), st.tuples(st.just("pending")))
+        threads = data.draw(st.lists(st.lists(op, min_size=1, max_size=3), min_size=1,
+                                     max_size=2), label="workers")
+        names = [f"t{i}" for i in range(len(threads))]
+        if data.draw(st.booleans(), label="tick lane") or len(threads) == 1:
+            # Advances that reach a live timer's deadline make cancel-vs-tick races likely.
+            reach = sorted({max(0, r.deadline - led.now) for r in led.live()
+                            if r.deadline - led.now <= 4 * span})
+            dt = st.one_of(st.sampled_from(reach), st.integers(0, span)) if reach else \
+                st.integers(0, span)
+            dts = sorted(data.draw(st.lists(dt, min_size=1, max_size=2), label="advances"))
+            at = data.draw(st.integers(0, len(threads)), label="tick lane position")
+            threads.insert(at, [("advance", dt) for dt in dts])
+            names.insert(at, "tick")
+        bound = 6 * max(len(ops) for ops in threads) + 2
+        triple = st.tuples(st.integers(0, len(threads) - 1), st.integers(0, bound),
+                           st.integers(0, 2))
+        schedule = [x for t in data.draw(st.lists(triple, max_size=4), label="schedule")
+                    for x in t]
+        # A fresh callback per schedule call, named as the suite names them.
+        t_cbs: dict[str, Any] = {}
+        m_cbs: dict[str, Any] = {}
+        cb_names: dict[str, str] = {}
+        for lane, ops in zip(names, threads, strict=True):
+            for j in range(sum(1 for o in ops if o[0] == "schedule")):
+                cb, t_cb, m_cb = machine.new_callback(False)
+                label = f"{lane}.h{j}"
+                t_cbs[label], m_cbs[label], cb_names[label] = t_cb, m_cb, cb
+        spec = WheelSpec(machine.model,
+                         {n: h.seq for n, h in machine.m_handles.items()}, m_cbs)
+        setup = {n: machine.t_handles[n] for n in machine.t_handles}
+        if callable(getattr(machine.target, "copy", None)) and hasattr(machine.target, "_linked"):
+            # Our wheels: try every schedule within one preemption on copies first (a copy's
+            # live handles are found by seq); a failing one is what the real round runs.
+            def trial(sch: list[int]) -> tuple[Any, bool, Any]:
+                twin = machine.target.copy()
+                by_seq = {h.seq: h for h in twin._linked()}
+                handles = {n: by_seq.get(getattr(h, "seq", None), h) for n, h in setup.items()}
+                out = run_round("wheel", twin, spec, threads, sch, names=names,
+                                setup_handles=handles, target_callbacks=t_cbs, now=led.now)
+                return out.run, out.ok, out
+
+            sweep = explore(trial, bound=1, max_runs=16)
+            if sweep.failing is not None:
+                schedule = sweep.failing
+        if not machine.trace.setup.startswith("from schedcheck.concurrency"):
+            machine.trace.setup = (
+                "from schedcheck.concurrency import concurrent_round, controlled; "
+                + machine.trace.setup.replace("target = factory(", "target = controlled(factory, ")
+            )
+        round_name = machine.trace.fresh_name("round")
+        handles_code = "{" + ", ".join(f"{n!r}: {n}" for n in live) + "}"
+        cbs_code = "{" + ", ".join(f"{k!r}: {v}" for k, v in cb_names.items()) + "}"
+        code = (f"{round_name} = concurrent_round(target, 'wheel', threads={threads!r}, "
+                f"schedule={schedule!r}, names={names!r}, now={led.now!r}, "
+                f"handles={handles_code}, callbacks={cbs_code})")
+        words = "concurrent round:\n" + describe_round(threads, schedule, names)
+        step = machine.trace.add(code, words, clause="W-LIN", thread="+".join(names))
+        outcome = run_round("wheel", machine.target, spec, threads, schedule, names=names,
+                            setup_handles=setup, target_callbacks=t_cbs, now=led.now)
+        machine.exercise("W-LIN", "W-T4", "W4")
+        if not outcome.ok:
+            step.expected, step.actual = "linearizable", outcome.verdict
+            snapshot: dict[str, Any] = {"threads": threads, "names": names,
+                                        "history": outcome.history.describe()}
+            if outcome.run.deadlock:
+                snapshot["wait_for"] = outcome.run.wait_for
+                snapshot["cycle"] = outcome.run.cycle
+            try:
+                machine.diverge("W-LIN", explain(outcome), step=step, snapshot=snapshot)
+            except AssertionError as exc:
+                cx = getattr(exc, "counterexample", None)
+                if cx is not None:
+                    cx.schedule = list(schedule)
+                raise
+        step.expected = step.actual = "linearizable"
+        final = outcome.final_spec
+        # The ledger follows one linearization that ends in the selected state (through the
+        # suite's note_* helpers, which keep its handle maps and accounting in step).
+        records = {r.name: r for r in led.timers}
+        bindings: list[str] = []
+        for done in outcome.final_path:
+            call = done.call
+            if isinstance(done.response, tuple) and done.response[:1] == ("raise",):
+                continue  # errors never change state (W6)
+            if call[0] == "schedule":
+                rec = machine.note_schedule(call[2], cb_names[call[1]], False,
+                                            outcome.handles[call[1]], None)
+                records[call[1]] = rec
+                bindings.append(f"{rec.name} = {round_name}.meta['handles'][{call[1]!r}]")
+            elif call[0] == "cancel":
+                machine.note_cancel(records[call[1]].name, bool(done.response))
+            elif call[0] == "advance":
+                machine.note_advance(call[1], [outcome.handles[n] for n in done.response])
+        if bindings:  # later steps name the round's timers as the suite does: h_<seq>
+            step.code = "; ".join([step.code, *bindings])
+        # Every model handle now lives in the selected copy of the model.
+        machine.model = final.model
+        machine.m_handles.clear()
+        machine._m_ids.clear()
+        for label_or_name, rec in records.items():
+            seq = final.names.get(label_or_name)
+            if seq is None or rec.name in machine.m_handles:
+                continue
+            handle = final.model._handle(seq)
+            machine.m_handles[rec.name] = handle
+            machine._m_ids[id(handle)] = rec

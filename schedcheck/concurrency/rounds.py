@@ -35,7 +35,7 @@ from typing import Any
 
 from schedcheck import adapt
 from schedcheck.concurrency import baton
-from schedcheck.concurrency.history import History
+from schedcheck.concurrency.history import History, Operation
 from schedcheck.concurrency.linearizability import OK, UNKNOWN, LinResult, check
 
 Program = list[tuple[Any, ...]]
@@ -154,12 +154,14 @@ def observe_scheduler(obj: Any, ids: Sequence[Any]) -> tuple[Any, ...]:
 class WheelSpec:
     """The wheel's sequential spec: the model plus handle name -> model seq."""
 
-    def __init__(self, model: Any, names: dict[str, int]) -> None:
+    def __init__(self, model: Any, names: dict[str, int],
+                 callbacks: dict[str, Any] | None = None) -> None:
         self.model = model
         self.names = names
+        self.callbacks = callbacks or {}  #: label -> the model-side callback (suite mixin)
 
     def copy(self) -> WheelSpec:
-        return WheelSpec(self.model.copy(), dict(self.names))
+        return WheelSpec(self.model.copy(), dict(self.names), self.callbacks)
 
     def key(self) -> Hashable:
         return (self.model.snapshot(), tuple(sorted(self.names.items())))
@@ -168,7 +170,7 @@ class WheelSpec:
         name = call[0]
         try:
             if name == "schedule":
-                handle = self.model.schedule(call[2], _noop)
+                handle = self.model.schedule(call[2], self.callbacks.get(call[1], _noop))
                 self.names[call[1]] = handle.seq
                 return "handle"
             if name == "cancel":
@@ -194,6 +196,7 @@ class WheelRound:
     handles: dict[str, Any]  #: name -> target handle (setup handles, then the round's own)
     mine: dict[str, list[str]] = field(default_factory=dict)
     prefix: str = ""  #: prepended to the round's handle names (stress: one per round)
+    callbacks: dict[str, Any] = field(default_factory=dict)  #: label -> target callback
 
     def resolve(self, lane: str, op: tuple[Any, ...]) -> tuple[Any, ...]:
         name = op[0]
@@ -218,7 +221,7 @@ class WheelRound:
         """Raw response; handle objects are named after the run (:meth:`normalise`)."""
         try:
             if call[0] == "schedule":
-                handle = target.schedule(call[2], _noop)
+                handle = target.schedule(call[2], self.callbacks.get(call[1], _noop))
                 self.handles[call[1]] = handle
                 self.mine.setdefault(lane, []).append(call[1])
                 return handle
@@ -273,6 +276,8 @@ class RoundOutcome:
     verdict: str  #: "ok", "violation", "deadlock", "livelock", "error", "unknown"
     message: str
     final_spec: Any = None  #: the spec state matching the target's quiescent observation
+    final_path: list[Operation] = field(default_factory=list)  #: a linearization ending there
+    handles: dict[str, Any] = field(default_factory=dict)  #: wheel: name -> target handle
 
     @property
     def ok(self) -> bool:
@@ -305,6 +310,7 @@ def run_round(
     *,
     names: Sequence[str] | None = None,
     setup_handles: dict[str, Any] | None = None,
+    target_callbacks: dict[str, Any] | None = None,
     now: int = 0,
     budget: int = 50_000,
     max_steps: int = 5_000,
@@ -327,7 +333,8 @@ def run_round(
             lanes=lane_names,
         )
     else:
-        resolver = WheelRound(now=now, handles=dict(setup_handles or {}))
+        resolver = WheelRound(now=now, handles=dict(setup_handles or {}),
+                              callbacks=dict(target_callbacks or {}))
     programs = [
         _lane_program(resolver, target, history, lane, list(ops))
         for lane, ops in zip(lane_names, threads, strict=True)
@@ -340,7 +347,12 @@ def run_round(
 
     def outcome(verdict: str, message: str, lin: LinResult[Any] | None = None,
                 final: Any = None) -> RoundOutcome:
-        return RoundOutcome(run, history, lin or LinResult(UNKNOWN), verdict, message, final)
+        out = RoundOutcome(run, history, lin or LinResult(UNKNOWN), verdict, message, final)
+        if lin is not None and final is not None:
+            out.final_path = lin.final_paths[lin.final_states.index(final)]
+        if system == "wheel":
+            out.handles = resolver.handles
+        return out
 
     if run.deadlock:
         return outcome("deadlock", run.describe_failure())

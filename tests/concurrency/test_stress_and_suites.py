@@ -15,7 +15,7 @@ from schedcheck.contract import WheelFullError
 from schedcheck.harness.common import run_suite, suite_settings
 from schedcheck.harness.result import RunResult
 from schedcheck.harness.scheduler_suite import make_scheduler_machine, run_scheduler_suite
-from schedcheck.report.runs import Unavailable
+from schedcheck.harness.wheel_suite import make_wheel_machine, run_wheel_suite
 from schedcheck.zoo import race_mutants as rm
 
 
@@ -64,7 +64,7 @@ def test_the_scheduler_suite_with_concurrent_rounds_finds_the_racy_claim() -> No
     result = RunResult.fresh("scheduler", "ClaimCheckThenWriteScheduler")
     machine = make_scheduler_machine(factory, result=result,
                                      extra_bases=concurrency_bases("scheduler", factory))
-    base = suite_settings()
+    base = suite_settings(profile="ci")  # the claim: the CI profile finds it
     no_shrink = hypothesis.settings(base, phases=[p for p in base.phases
                                                   if p is not hypothesis.Phase.shrink])
     run_suite(machine, result, no_shrink, seed=1)
@@ -90,8 +90,31 @@ def test_the_correct_scheduler_passes_the_suite_with_concurrent_rounds() -> None
     assert result.counterexample is None, result.counterexample and result.counterexample.message
     assert result.stats["S-LIN"].verdict == "held"
     assert "lock_factory" in describe_bases("scheduler", impl.Scheduler)
-    with pytest.raises(Unavailable, match=r"standalone hunt"):
-        concurrency_bases("wheel", impl.HashedTimingWheel)
+    with pytest.raises(ValueError, match=r"unknown system 'clock'"):
+        concurrency_bases("clock", impl.HashedTimingWheel)
+
+
+def test_the_wheel_suite_with_concurrent_rounds_finds_the_split_max_pending_check() -> None:
+    factory = rm.SplitMaxPendingWheel
+    result = RunResult.fresh("wheel", "SplitMaxPendingWheel")
+    machine = make_wheel_machine(factory, result=result,
+                                 extra_bases=concurrency_bases("wheel", factory))
+    base = suite_settings(profile="ci")  # the claim: the CI profile finds it
+    no_shrink = hypothesis.settings(base, phases=[p for p in base.phases
+                                                  if p is not hypothesis.Phase.shrink])
+    run_suite(machine, result, no_shrink, seed=5)  # type: ignore[arg-type]
+    cx = result.counterexample
+    assert cx is not None and cx.clause == "W-LIN", result.notes
+    assert cx.schedule is not None and "controlled(factory" in cx.setup
+    assert "concurrent_round(target, 'wheel'" in cx.steps[-1].code
+
+
+def test_both_correct_wheels_pass_the_suite_with_concurrent_rounds() -> None:
+    for factory in (impl.HashedTimingWheel, impl.HierarchicalTimingWheel):
+        result = run_wheel_suite(factory, extra_bases=concurrency_bases("wheel", factory),
+                                 seed=2)
+        assert result.counterexample is None, result.counterexample.message
+        assert result.stats["W-LIN"].verdict == "held"
 
 
 def test_controller_overhead_is_measured_against_free_threads() -> None:
