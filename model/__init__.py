@@ -4,6 +4,9 @@ Small and obviously correct, slow on purpose; each rule cites its number in the 
 Their state is cheap to copy (``copy.deepcopy``/``snapshot()``) and compares with ``==``.
 """
 
+from schedcheck.model.scheduler import Scheduler
+from schedcheck.model.wheel import Handle, TimingWheel
+
 from schedcheck.contract import (
     DEAD,
     TERMINAL,
@@ -22,8 +25,6 @@ from schedcheck.contract import (
     UnknownTaskError,
     WheelFullError,
 )
-from schedcheck.model.scheduler import Scheduler
-from schedcheck.model.wheel import Handle, TimingWheel
 
 __all__ = [
     "DEAD",
