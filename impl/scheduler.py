@@ -55,6 +55,7 @@ import threading
 import time
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from heapq import heapify, heappop, heappush
+from itertools import repeat
 from typing import Any
 
 from schedcheck.impl._scheduler_support import (
@@ -531,8 +532,13 @@ class Scheduler:
             stale = 0
             pop, qpop, append, claim = heappop, queued.pop, out.append, Claim
             ready_state, run_state, t_start = R, RUN, self._t_start
-            while heap:
-                seq = pop(heap)
+            entries = len(heap)
+            if n >= entries:  # every entry goes: one C sort, not a heappop (log V) per entry
+                seqs: Iterable[int] = sorted(heap)
+                heap.clear()
+            else:
+                seqs = map(pop, repeat(heap, entries))  # pops lazily, never past the end
+            for seq in seqs:
                 rec = qpop(seq)
                 if rec.state is not ready_state or rec.seq != seq:
                     stale += 1
