@@ -21,7 +21,8 @@ its entry and reuses it. ``_stale`` counts dead entries; the bound ``_stale <= l
 is restored by compaction and asserted by check_invariants().
 
 Costs (contract "Costs"). submit O(deps); start() O(V+E) (skipped to O(1) when every edge
-points to an earlier stamp: then the graph is acyclic by construction); ready() O(k log V);
+points to an earlier stamp: then the graph is acyclic by construction); ready() O(k log V) (one
+sort instead of k pops when it takes every queued entry);
 complete() touches the direct dependents only; fail()/cancel() touch what they block (plus
 optional dependents); resubmit O(new deps + dependents + the in-degree of each old dep, as
 ``list.remove`` unlinks it: lists keep submit and complete fast, and resubmits are rare); an
@@ -220,7 +221,7 @@ class Scheduler:
                     if rec is None:
                         rec = _Rec(task_id)
                     else:
-                        self._unknown_refs -= len(rec.dependents) + len(rec.odependents or ())
+                        self._unknown_refs -= len(rec) + len(rec.odependents or ())
                     tasks[task_id] = rec
                     self._seq = seq = self._seq + 1
                     rec.gen, rec.seq, rec.fn = 1, seq, fn
