@@ -90,6 +90,17 @@ __all__ = [
 #: The id alphabet: small, so that resubmits (collisions) are frequent.
 IDS: tuple[str, ...] = ("a", "b", "c", "d", "e", "f")
 WORKERS: tuple[str, ...] = ("w1", "w2", "w3")
+#: The classic adversarial templates (the seed's "what the interviewer tests" and its common
+#: mistakes), instantiated with drawn ids by ``classic`` and by one preset of ``build``.
+SCENARIOS: tuple[str, ...] = (
+    "join, duplicate complete",
+    "diamond, duplicate complete",
+    "join, both deps fail",
+    "claims at the concurrency limit",
+    "late callback after resubmit",
+    "resubmit a dependency with a live dependent",
+    "resubmit drops a dependency, then the reverse edge",
+)
 #: Errors that rule 9 owns whatever the call (malformed arguments, lifecycle, unknown ids).
 _RULE9 = frozenset({"TypeError", "ValueError", "ClosedError", "NotStartedError",
                     "UnknownTaskError"})
@@ -286,18 +297,24 @@ class SchedulerMachine(SuiteMachine):
 
     # ---- construction ------------------------------------------------------------------------
 
-    @initialize(mc=st.sampled_from((0, 1, 1, 2, 2, 3, 5, _BIG)),
-                preset=st.sampled_from(("started graph", "empty")),
+    @initialize(target=claims, mc=st.sampled_from((0, 1, 1, 2, 2, 3, 5, _BIG)),
+                preset=st.sampled_from(("scenario", "started graph", "empty", "started graph",
+                                        "scenario")),
                 order=st.permutations(IDS),
                 picks=st.lists(st.lists(st.integers(0, 5), max_size=2), min_size=len(IDS),
-                               max_size=len(IDS)))
-    def build(self, mc: int, preset: str, order: list[str], picks: list[list[int]]) -> None:
-        """Build both sides; half the runs begin with a started acyclic graph, so that claims
-        and callbacks are reachable from the first rule (the other half reach start() and its
-        unknown dependencies and cycles)."""
+                               max_size=len(IDS)),
+                scenario=st.sampled_from(SCENARIOS))
+    def build(self, mc: int, preset: str, order: list[str], picks: list[list[int]],
+              scenario: str) -> Any:
+        """Build both sides; most runs begin with a started acyclic graph or one of the
+        classic adversarial scenarios, so that claims and callbacks are reachable from the
+        first rule (the others reach start() and its unknown dependencies and cycles)."""
         self._build(mc)
         if preset == "started graph":
             self.submit_dag(order, picks, True)
+        elif preset == "scenario":
+            return multiple(*self._scenario(scenario, order))
+        return multiple()
 
     def _build(self, mc: int) -> None:
         self.max_concurrency = mc
@@ -569,6 +586,101 @@ class SchedulerMachine(SuiteMachine):
                     self.diverge("S-CLAIM-DEPS", f"{step.words}: `{step.code}` claimed "
                                  f"{tid!r} while its optional dependency {dep!r} is {state} "
                                  "(not terminal)", step=step)
+
+    # ---- classic scenarios (the seed's "what the interviewer tests") ---------------------
+
+    @rule(target=claims, scenario=st.sampled_from(SCENARIOS), order=st.permutations(IDS))
+    def classic(self, scenario: str, order: list[str]) -> Any:
+        """One small adversarial template with drawn ids (see SCENARIOS); its claims join the
+        bundle, so later callbacks on them are late or duplicates."""
+        return multiple(*self._scenario(scenario, order))
+
+    def _scenario(self, kind: str, ids: list[str]) -> list[ClaimRef]:
+        """Run the template ``kind`` on the ids ``ids[0]``, ``ids[1]``, ... (resubmits when
+        they exist already; errors are compared like any other call)."""
+        a, z, j, b, c, _ = ids
+        refs: list[ClaimRef] = []
+
+        def sub(tid: str, *deps: str) -> None:
+            self._submit(tid, deps, None,
+                         words=f"{kind}: submit {tid!r} depending on {list(deps)!r}")
+
+        def claim(limit: int | None = None) -> None:
+            refs.extend(self._ready("w1", limit).values)
+
+        def report(tid: str, op: str, times: int = 1) -> None:
+            """Report the latest claim of ``tid`` (``times`` > 1: duplicate callbacks)."""
+            for ref in reversed(refs):
+                if ref.task_id == tid:
+                    for _ in range(times):
+                        self.report(ref, op, None)
+                    return
+
+        if kind == "join, duplicate complete":  # two deps completing; a retried callback
+            sub(a)
+            sub(z)
+            sub(j, a, z)
+            self.start()
+            claim()
+            report(a, "complete", 2)
+            report(z, "complete")
+        elif kind == "diamond, duplicate complete":
+            sub(a)
+            sub(b, a)
+            sub(c, a)
+            sub(j, b, c)
+            self.start()
+            claim()
+            report(a, "complete")
+            claim()
+            report(b, "complete", 2)
+            report(c, "complete")
+        elif kind == "join, both deps fail":  # failure propagation, a second root
+            sub(a)
+            sub(z)
+            sub(j, a, z)
+            sub(b, j)
+            self.start()
+            claim()
+            report(a, "fail")
+            report(z, "fail", 2)
+            self._callback("cancel", z, None, words=f"{kind}: cancel {z!r}")
+        elif kind == "claims at the concurrency limit":  # slots partly used, then limit=None
+            for tid in ids:
+                sub(tid)
+            self.start()
+            claim(1)
+            claim()
+            claim()
+        elif kind == "late callback after resubmit":  # an old generation's worker reports
+            sub(a)
+            sub(j, a)
+            self.start()
+            claim()
+            report(a, "complete")
+            sub(a)
+            report(a, "complete")
+            claim()
+            report(j, "complete")
+            report(a, "fail")
+        elif kind == "resubmit a dependency with a live dependent":
+            sub(a)
+            sub(z)
+            sub(j, a, z)
+            self.start()
+            claim()
+            report(a, "complete")
+            sub(a)
+            report(z, "complete")
+            claim()
+            report(a, "complete", 2)
+        elif kind == "resubmit drops a dependency, then the reverse edge":
+            sub(a)
+            sub(z, a)
+            self.start()
+            sub(z)
+            sub(a, z)
+        return refs
 
     # ---- callbacks (rules 4-6) -----------------------------------------------------------
 

@@ -2,9 +2,11 @@
 a cost mutant by the scaling clause (S-COST). Race mutants belong to the concurrent rounds
 (tests/concurrency). One test per mutant, so the kill matrix reads off the test names.
 
-The suite runs inside each test with a bounded number of examples (a meta-test, allowed by
-the rules): Hypothesis stops at the first counterexample and shrinks it, so a kill costs a
-few seconds; a survivor costs the whole bound and fails.
+The suite runs inside each test with the ``ci`` profile's budget (a meta-test, allowed by the
+rules), unshrunk (``run_suite_for(..., shrink=False)``): Hypothesis stops at the first
+counterexample and reports it as found, so a kill costs a fraction of a second; a survivor
+costs the whole budget and fails. Shrinking is not what is tested here (the harness tests do
+that): the first failing run already names the broken clause.
 """
 
 from __future__ import annotations
@@ -13,11 +15,15 @@ import pytest
 
 from schedcheck.harness.clauses import SCHEDULER_CLAUSES
 from schedcheck.harness.result import BROKEN
-from schedcheck.harness.scheduler_suite import check_scheduler_scaling, run_scheduler_suite
+from schedcheck.harness.scheduler_suite import check_scheduler_scaling
+from schedcheck.profiles import PROFILES
+from schedcheck.report.runs import run_suite_for
 from schedcheck.zoo.catalogue import Mutant, all_mutants
 
-#: examples per sequential kill: every catalogued mistake falls well within this
-KILL_EXAMPLES = 150
+#: examples per sequential kill: the ci profile's budget (every catalogued mistake is killed on
+#: each of seeds 0..9 within it)
+KILL_EXAMPLES = int(PROFILES["ci"]["max_examples"])
+KILL_SEEDS = (0, 1, 2)
 #: tasks in the scaling check's small run (the large one has 8x); 1000 keeps a quadratic
 #: mutant's large run short (it gives up once the ratio is surely over the threshold)
 COST_N = 1000
@@ -36,12 +42,14 @@ def test_the_catalogue_holds_sequential_and_cost_mistakes_of_the_scheduler() -> 
         assert m.expected_clause in _CLAUSE_IDS, (m.name, m.expected_clause)
 
 
+@pytest.mark.parametrize("seed", KILL_SEEDS)
 @pytest.mark.parametrize("mutant", _scheduler_mutants("sequential"), ids=lambda m: m.name)
-def test_the_suite_kills_the_sequential_mutant(mutant: Mutant) -> None:
-    result = run_scheduler_suite(mutant.factory, target_name=mutant.name,
-                                 examples=KILL_EXAMPLES, seed=0)
+def test_the_suite_kills_the_sequential_mutant(mutant: Mutant, seed: int) -> None:
+    result = run_suite_for("scheduler", mutant.factory, target_name=mutant.name, shrink=False,
+                           examples=KILL_EXAMPLES, seed=seed, profile="ci")
     cx = result.counterexample
-    assert cx is not None, f"{mutant.name} survived {result.examples} examples: {mutant.mistake}"
+    assert cx is not None, (
+        f"{mutant.name} survived {result.examples} examples on seed {seed}: {mutant.mistake}")
     assert cx.divergence is not None
     assert result.stats[cx.clause].verdict == BROKEN
     assert cx.clause == mutant.expected_clause, (
