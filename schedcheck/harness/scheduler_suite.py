@@ -22,6 +22,15 @@ after start) must raise CycleError, and every reported ``.cycle`` must be a real
 different ones, so only this is compared); on random DAGs with unbounded concurrency where
 every task succeeds, ``ready()`` batches equal graphlib's ``get_ready()`` groups as sets.
 
+Classic scenarios (``SCENARIOS``; the seed's "what the interviewer tests" and its common
+mistakes), instantiated with drawn ids by the ``classic`` rule and by two build presets in five,
+so that the first steps of most runs are adversarial: a join whose first dependency completes
+twice, a diamond with a duplicate completion, a join whose two dependencies fail (the second
+twice, then a cancel), claims at the concurrency limit (``ready(1)`` then ``ready()`` with
+slots partly used), a late callback from the generation before a resubmit, a resubmit of a
+dependency with a live dependent, and a resubmit that drops an edge followed by the reverse
+edge (a cycle check that follows stale edges reports a cycle that is not there).
+
 Rules reach, often: random graphs over a six-letter alphabet (so resubmits are frequent),
 chains, diamonds, self-dependencies, cycles, unknown dependencies, up to three logical
 workers holding claims and calling ``ready(limit)`` in any interleaving, callbacks in any

@@ -20,8 +20,8 @@ from schedcheck.profiles import PROFILES
 from schedcheck.report.runs import run_suite_for
 from schedcheck.zoo.catalogue import Mutant, all_mutants
 
-#: examples per sequential kill: the ci profile's budget (every catalogued mistake is killed on
-#: each of seeds 0..9 within it)
+#: examples per sequential kill: the ci profile's budget. Every catalogued mistake is killed on
+#: each of seeds 0..9 within it, most in under 20 examples; three seeds run here.
 KILL_EXAMPLES = int(PROFILES["ci"]["max_examples"])
 KILL_SEEDS = (0, 1, 2)
 #: tasks in the scaling check's small run (the large one has 8x); 1000 keeps a quadratic
