@@ -149,19 +149,26 @@ class SchedulerRoundMixin:
             machine.model = outcome.final_spec.model
             step.expected = step.actual = "linearizable"
             return
-        step.expected, step.actual = "linearizable", outcome.verdict
-        snapshot: dict[str, Any] = {"threads": threads, "names": names,
-                                    "history": outcome.history.describe()}
-        if outcome.run.deadlock:
-            snapshot["wait_for"] = outcome.run.wait_for
-            snapshot["cycle"] = outcome.run.cycle
-        try:
-            machine.diverge("S-LIN", explain(outcome), step=step, snapshot=snapshot)
-        except AssertionError as exc:
-            cx = getattr(exc, "counterexample", None)
-            if cx is not None:
-                cx.schedule = list(schedule)
-            raise
+        _report_round(machine, "S-LIN", step, outcome, threads, names, schedule)
+
+
+def _report_round(machine: Any, clause: str, step: Any, outcome: Any, threads: Any,
+                  names: Any, schedule: Any) -> None:
+    """A round that is not linearizable (or deadlocked): diverge on ``clause`` with the
+    history, the wait-for cycle when there is one, and the schedule that replays it."""
+    step.expected, step.actual = "linearizable", outcome.verdict
+    snapshot: dict[str, Any] = {"threads": threads, "names": names,
+                                "history": outcome.history.describe()}
+    if outcome.run.deadlock:
+        snapshot["wait_for"] = outcome.run.wait_for
+        snapshot["cycle"] = outcome.run.cycle
+    try:
+        machine.diverge(clause, explain(outcome), step=step, snapshot=snapshot)
+    except AssertionError as exc:
+        cx = getattr(exc, "counterexample", None)
+        if cx is not None:
+            cx.schedule = list(schedule)
+        raise
 
 
 class _Controlled:
@@ -257,19 +264,7 @@ class WheelRoundMixin(_Controlled):
                             setup_handles=setup, target_callbacks=t_cbs, now=led.now)
         machine.exercise("W-LIN", "W-T4", "W4")
         if not outcome.ok:
-            step.expected, step.actual = "linearizable", outcome.verdict
-            snapshot: dict[str, Any] = {"threads": threads, "names": names,
-                                        "history": outcome.history.describe()}
-            if outcome.run.deadlock:
-                snapshot["wait_for"] = outcome.run.wait_for
-                snapshot["cycle"] = outcome.run.cycle
-            try:
-                machine.diverge("W-LIN", explain(outcome), step=step, snapshot=snapshot)
-            except AssertionError as exc:
-                cx = getattr(exc, "counterexample", None)
-                if cx is not None:
-                    cx.schedule = list(schedule)
-                raise
+            _report_round(machine, "W-LIN", step, outcome, threads, names, schedule)
         step.expected = step.actual = "linearizable"
         final = outcome.final_spec
         # The ledger follows one linearization that ends in the selected state (through the
