@@ -12,16 +12,17 @@ timing says nothing about the target.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from hypothesis import HealthCheck, settings
 
-PROFILES: dict[str, dict[str, object]] = {
+PROFILES: dict[str, dict[str, Any]] = {
     "ci": {"max_examples": 200, "stateful_step_count": 40},
     "dev": {"max_examples": 60, "stateful_step_count": 30},
     "thorough": {"max_examples": 3000, "stateful_step_count": 80},
 }
 
-_COMMON = {
+_COMMON: dict[str, Any] = {
     "deadline": None,
     "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
     "print_blob": True,
@@ -36,7 +37,7 @@ def register() -> None:
     if _registered:
         return
     for name, values in PROFILES.items():
-        settings.register_profile(name, **{**_COMMON, **values})  # type: ignore[arg-type]
+        settings.register_profile(name, **{**_COMMON, **values})
     _registered = True
 
 
