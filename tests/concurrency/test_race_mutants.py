@@ -23,29 +23,12 @@ WHEEL_MUTANTS = [rm.CancelNoRecheckWheel, rm.SplitMaxPendingWheel]
 SCHEDULER_MUTANTS = [rm.ClaimCheckThenWriteScheduler, rm.UnlockedDecrementScheduler]
 
 
-@pytest.mark.parametrize("factory", SCHEDULER_MUTANTS, ids=lambda c: c.__name__)
-def test_racy_scheduler_mutant_is_found_shrunk_and_replayed_ten_of_ten(factory: Any) -> None:
-    found = hunt("scheduler", factory, settings=CI, seed=4)
-    assert found.found, f"{factory.__name__} survived {found.examples} concurrent rounds"
-    assert found.case is not None and found.outcome is not None
-    assert len(found.case.threads) <= 2
-    assert found.case.operations <= 3
-    assert found.outcome.run.preemptions <= 2
-    assert found.replays == 10 and not found.nondeterministic
-    namespace: dict[str, Any] = {"factory": factory}
-    with pytest.raises(AssertionError, match=r"not linearizable|matches none"):
-        exec(found.program(), namespace)
+RACY = [("scheduler", f) for f in SCHEDULER_MUTANTS] + [("wheel", f) for f in WHEEL_MUTANTS]
 
 
-def test_the_correct_scheduler_passes_the_concurrent_rounds() -> None:
-    result = hunt("scheduler", impl.Scheduler, settings=CURRENT, seed=4)
-    assert not result.found, result.outcome and result.outcome.message
-    assert result.examples >= CURRENT.max_examples
-
-
-@pytest.mark.parametrize("factory", WHEEL_MUTANTS, ids=lambda c: c.__name__)
-def test_racy_wheel_mutant_is_found_shrunk_and_replayed_ten_of_ten(factory: Any) -> None:
-    found = hunt("wheel", factory, settings=CI, seed=4)
+@pytest.mark.parametrize(("system", "factory"), RACY, ids=lambda v: getattr(v, "__name__", v))
+def test_racy_mutant_is_found_shrunk_and_replayed_ten_of_ten(system: str, factory: Any) -> None:
+    found = hunt(system, factory, settings=CI, seed=4)
     assert found.found, f"{factory.__name__} survived {found.examples} concurrent rounds"
     assert found.case is not None and found.outcome is not None
     assert len(found.case.threads) <= 2
@@ -57,6 +40,14 @@ def test_racy_wheel_mutant_is_found_shrunk_and_replayed_ten_of_ten(factory: Any)
     with pytest.raises(AssertionError, match=r"not linearizable|matches none"):
         exec(found.program(), namespace)
     assert run_case(factory, found.case).verdict == found.outcome.verdict
+
+
+def test_the_correct_scheduler_passes_the_concurrent_rounds() -> None:
+    result = hunt("scheduler", impl.Scheduler, settings=CURRENT, seed=4)
+    assert not result.found, result.outcome and result.outcome.message
+    assert result.examples >= CURRENT.max_examples
+
+
 
 
 @pytest.mark.parametrize(
