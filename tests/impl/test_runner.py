@@ -17,6 +17,17 @@ OK, BLK, CAN, RUN = (TaskState.SUCCEEDED, TaskState.BLOCKED, TaskState.CANCELLED
                      TaskState.RUNNING)
 
 
+def blocking_job() -> tuple[threading.Event, threading.Event, Any]:
+    """A task function that sets ``started`` when it runs, then waits for ``release``."""
+    started, release = threading.Event(), threading.Event()
+
+    def job(token: CancelToken) -> None:
+        started.set()
+        release.wait()
+
+    return started, release, job
+
+
 def test_run_executes_a_graph_in_dependency_order_and_blocks_after_a_failure() -> None:
     s = Scheduler(4)
     order: list[str] = []
@@ -99,11 +110,7 @@ def test_a_function_polls_its_token_and_a_cancel_request_ends_it_as_cancelled() 
 
 def test_shutdown_closes_the_scheduler_and_returns_the_functions_still_running() -> None:
     s = Scheduler(4)
-    started, release = threading.Event(), threading.Event()
-
-    def stuck(token: CancelToken) -> None:
-        started.set()
-        release.wait()
+    started, release, stuck = blocking_job()
 
     s.submit("stuck", fn=stuck)
     s.submit("next", ["stuck"])
@@ -117,11 +124,7 @@ def test_shutdown_closes_the_scheduler_and_returns_the_functions_still_running()
 
 def test_shutdown_waits_for_running_functions_to_finish() -> None:
     s = Scheduler(4)
-    started, release = threading.Event(), threading.Event()
-
-    def job(token: CancelToken) -> None:
-        started.set()
-        release.wait()
+    started, release, job = blocking_job()
 
     s.submit("a", fn=job)
     runner = Runner(s, 1).start()
@@ -137,11 +140,7 @@ def test_shutdown_waits_for_running_functions_to_finish() -> None:
 
 def test_run_with_a_timeout_reports_what_is_still_running() -> None:
     s = Scheduler(2)
-    started, release = threading.Event(), threading.Event()
-
-    def slow(token: CancelToken) -> None:
-        started.set()
-        release.wait()
+    _started, release, slow = blocking_job()
 
     s.submit("slow", fn=slow)
     report = run(s, workers=1, timeout=0)
@@ -164,11 +163,7 @@ def test_a_task_submitted_through_the_runner_wakes_the_dispatcher() -> None:
 
 def test_a_late_report_after_a_resubmit_is_ignored_as_stale() -> None:
     s = Scheduler(2)
-    started, release = threading.Event(), threading.Event()
-
-    def job(token: CancelToken) -> None:
-        started.set()
-        release.wait()
+    started, release, job = blocking_job()
 
     s.submit("a", fn=job)
     runner = Runner(s, 1).start()
