@@ -62,7 +62,7 @@ from typing import Any
 import hypothesis
 from hypothesis import event
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+from hypothesis.stateful import initialize, invariant, precondition, rule
 
 from schedcheck import contract
 from schedcheck.harness.common import (
@@ -531,7 +531,7 @@ def make_wheel_machine(
     tolerance: bool = False,
     extra_bases: tuple[type, ...] = (),
     model_factory: Callable[..., Any] | None = None,
-) -> type[RuleBasedStateMachine]:
+) -> type[WheelMachine]:
     """A machine class driving ``factory(tick, wheel_size, **options)`` against the model.
 
     ``result`` (default: a fresh one) receives clause counts and "not supported" verdicts;
@@ -560,7 +560,7 @@ def make_wheel_machine(
         "setup": initialize(config=configs)(setup),
     }
     bases = (*extra_bases, WheelMachine)
-    machine: type[RuleBasedStateMachine] = type("WheelSuite", bases, namespace)
+    machine: type[WheelMachine] = type("WheelSuite", bases, namespace)
     return machine
 
 
@@ -597,7 +597,7 @@ def run_wheel_suite(
     disabled = logging.root.manager.disable
     logging.disable(logging.CRITICAL)  # wheels log every callback error: thousands of lines
     try:
-        run_suite(machine, result, settings, progress, seed=seed)  # type: ignore[arg-type]
+        run_suite(machine, result, settings, progress, seed=seed)
     finally:
         logging.disable(disabled)
     if result.counterexample is not None and not shrink:

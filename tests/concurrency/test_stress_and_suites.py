@@ -102,7 +102,7 @@ def test_the_wheel_suite_with_concurrent_rounds_finds_the_split_max_pending_chec
     base = suite_settings(profile="ci")  # the claim: the CI profile finds it
     no_shrink = hypothesis.settings(base, phases=[p for p in base.phases
                                                   if p is not hypothesis.Phase.shrink])
-    run_suite(machine, result, no_shrink, seed=5)  # type: ignore[arg-type]
+    run_suite(machine, result, no_shrink, seed=5)
     cx = result.counterexample
     assert cx is not None and cx.clause == "W-LIN", result.notes
     assert cx.schedule is not None and "controlled(factory" in cx.setup
