@@ -32,10 +32,11 @@ from schedcheck.contract import (
     WheelFullError,
     require_int,
 )
+from schedcheck.harness.clauses import S_LIN, W_LIN
 from schedcheck.impl._wheel_common import Handle
 from schedcheck.impl.hashed_wheel import HashedTimingWheel
 from schedcheck.impl.scheduler import Scheduler
-from schedcheck.zoo.catalogue import Mutant, register
+from schedcheck.zoo.mutant import mutant
 
 __all__ = [
     "CancelNoRecheckWheel",
@@ -49,6 +50,10 @@ _READY, _RUNNING, _PENDING, _OK = (
 )
 
 
+@mutant(name="race-claim-check-then-write", system="scheduler", clause=S_LIN, kind="race",
+        source="seed 000: common mistakes (claim checked outside the critical section); issue 4",
+        mistake="ready() checks which tasks are READY in one critical section and marks them "
+                "RUNNING in another: two workers claim the same generation")
 class ClaimCheckThenWriteScheduler(Scheduler):
     """ready() picks the READY tasks in one critical section and claims them in another."""
 
@@ -78,6 +83,10 @@ class ClaimCheckThenWriteScheduler(Scheduler):
         return out
 
 
+@mutant(name="race-complete-decrement-unlocked", system="scheduler", clause=S_LIN, kind="race",
+        source="seed 000: what the interviewer tests (concurrent completions); issue 4",
+        mistake="complete() decrements each dependent's outstanding count outside the lock: two "
+                "dependencies completing together lose a decrement and the dependent never runs")
 class UnlockedDecrementScheduler(Scheduler):
     """complete() releases dependents with a read-modify-write outside the lock."""
 
@@ -103,6 +112,11 @@ class UnlockedDecrementScheduler(Scheduler):
         return Reply(Outcome.APPLIED, _OK)
 
 
+@mutant(name="race-wheel-cancel-no-recheck", system="wheel", clause=W_LIN, kind="race",
+        source="seed 004: common mistakes (cancel vs tick race); issue 4",
+        mistake="cancel racing the tick: the bucket is detached and walked outside the lock and "
+                "the walk does not re-check the cancelled flag, so a cancelled timer still "
+                "fires")
 class CancelNoRecheckWheel(HashedTimingWheel):
     """advance() walks the detached bucket in a second critical section, with no re-check."""
 
@@ -120,6 +134,10 @@ class CancelNoRecheckWheel(HashedTimingWheel):
                 self._fire(node, out)
 
 
+@mutant(name="race-wheel-max-pending-split", system="wheel", clause=W_LIN, kind="race",
+        source="issue 4: racy copies",
+        mistake="max_pending is checked in one critical section and the timer inserted in "
+                "another: two producers both pass the check and overfill the wheel")
 class SplitMaxPendingWheel(HashedTimingWheel):
     """schedule() checks max_pending and inserts in two critical sections."""
 
@@ -137,45 +155,3 @@ class SplitMaxPendingWheel(HashedTimingWheel):
             self._pending += 1
             self._insert(node)
             return node
-
-
-register(Mutant(
-    name="race-claim-check-then-write",
-    system="scheduler",
-    mistake="ready() checks which tasks are READY in one critical section and marks them "
-            "RUNNING in another: two workers claim the same generation",
-    source="seed 000: common mistakes (claim checked outside the critical section); issue 4",
-    expected_clause="S-LIN",
-    factory=ClaimCheckThenWriteScheduler,
-    kind="race",
-))
-register(Mutant(
-    name="race-complete-decrement-unlocked",
-    system="scheduler",
-    mistake="complete() decrements each dependent's outstanding count outside the lock: two "
-            "dependencies completing together lose a decrement and the dependent never runs",
-    source="seed 000: what the interviewer tests (concurrent completions); issue 4",
-    expected_clause="S-LIN",
-    factory=UnlockedDecrementScheduler,
-    kind="race",
-))
-register(Mutant(
-    name="race-wheel-cancel-no-recheck",
-    system="wheel",
-    mistake="cancel racing the tick: the bucket is detached and walked outside the lock and "
-            "the walk does not re-check the cancelled flag, so a cancelled timer still fires",
-    source="seed 004: common mistakes (cancel vs tick race); issue 4",
-    expected_clause="W-LIN",
-    factory=CancelNoRecheckWheel,
-    kind="race",
-))
-register(Mutant(
-    name="race-wheel-max-pending-split",
-    system="wheel",
-    mistake="max_pending is checked in one critical section and the timer inserted in "
-            "another: two producers both pass the check and overfill the wheel",
-    source="issue 4: racy copies",
-    expected_clause="W-LIN",
-    factory=SplitMaxPendingWheel,
-    kind="race",
-))

@@ -17,9 +17,19 @@ from __future__ import annotations
 from typing import Any
 
 from schedcheck.contract import Cause, Claim, CycleError, Outcome, Reply, TaskState, require_int
+from schedcheck.harness.clauses import (
+    S4,
+    S6,
+    S8,
+    S_CLAIM_ONCE,
+    S_COST,
+    S_INV,
+    S_ORACLE_CYCLE,
+    S_TERMINAL,
+)
 from schedcheck.impl._scheduler_support import _Rec
 from schedcheck.impl.scheduler import Scheduler
-from schedcheck.zoo.catalogue import Mutant, register
+from schedcheck.zoo.mutant import mutant
 
 __all__ = [
     "BlockedCauseOverwrittenScheduler",
@@ -47,6 +57,11 @@ class _Mutant(Scheduler):
     check_invariants = None  # type: ignore[assignment]
 
 
+@mutant(name="sched-rescan-all-on-complete", system="scheduler", clause=S_COST, kind="cost",
+        source=SEED,
+        mistake="after each completion every task is rescanned for readiness instead of "
+                "following the reverse edges: replies and states stay right, a run costs "
+                "O(V*(V+E))")
 class RescanAllScheduler(_Mutant):
     """complete() rescans every task for readiness instead of following reverse edges."""
 
@@ -68,6 +83,10 @@ class RescanAllScheduler(_Mutant):
             return Reply(Outcome.APPLIED, OK)
 
 
+@mutant(name="sched-no-generation-check", system="scheduler", clause=S4, source=SEED,
+        mistake="complete()/fail() ignore the generation they name: a late callback from an old "
+                "worker is APPLIED to the current generation (SUCCEEDED/FAILED) instead of "
+                "STALE")
 class NoGenerationCheckScheduler(_Mutant):
     """complete()/fail() act on the current generation whatever generation they name."""
 
@@ -84,6 +103,9 @@ class NoGenerationCheckScheduler(_Mutant):
         return super().fail(task_id, current, error)
 
 
+@mutant(name="sched-failure-as-success", system="scheduler", clause=S_INV, source=SEED,
+        mistake="fail() marks the task FAILED but releases its dependents: they become READY "
+                "and run without their prerequisite instead of BLOCKED")
 class FailureAsSuccessScheduler(_Mutant):
     """fail() records FAILED but releases the dependents as if the task had succeeded."""
 
@@ -101,6 +123,9 @@ class FailureAsSuccessScheduler(_Mutant):
             return Reply(Outcome.APPLIED, FAIL)
 
 
+@mutant(name="sched-boolean-cycle", system="scheduler", clause=S_ORACLE_CYCLE, source=SEED,
+        mistake="CycleError says only that a cycle exists: .cycle is [] instead of a path [a, "
+                "..., a]")
 class BooleanCycleScheduler(_Mutant):
     """start() and submit() report that there is a cycle, not which one."""
 
@@ -118,6 +143,9 @@ class BooleanCycleScheduler(_Mutant):
             raise CycleError([], "the graph has a cycle") from None
 
 
+@mutant(name="sched-double-release", system="scheduler", clause=S4, source=SEED,
+        mistake="a duplicate complete() answers DUPLICATE but decrements the dependents' counts "
+                "again: a dependent with two dependencies becomes READY after one of them")
 class DoubleReleaseScheduler(_Mutant):
     """A duplicate complete() answers DUPLICATE but releases the dependents again."""
 
@@ -136,6 +164,12 @@ class DoubleReleaseScheduler(_Mutant):
         return reply
 
 
+@mutant(name="sched-stale-edges-on-resubmit", system="scheduler", clause=S_ORACLE_CYCLE,
+        source=SEED,
+        mistake="a resubmit leaves the old version's reverse edges: the old dependency still "
+                "releases (or blocks) the new version, which becomes READY before its new "
+                "dependencies; the incremental cycle check follows the stale edges and reports "
+                "a cycle that is not in the graph")
 class StaleEdgesScheduler(_Mutant):
     """A resubmit registers the new edges but leaves the old reverse edges in place."""
 
@@ -151,6 +185,9 @@ class StaleEdgesScheduler(_Mutant):
         return out
 
 
+@mutant(name="sched-ready-over-free-slots", system="scheduler", clause=S_CLAIM_ONCE, source=EXTRA,
+        mistake="ready() returns up to max_concurrency claims ignoring the RUNNING ones: more "
+                "than max_concurrency tasks run at once")
 class ReadyOverFreeSlotsScheduler(_Mutant):
     """ready() hands out up to max_concurrency claims, forgetting the ones already RUNNING."""
 
@@ -162,6 +199,10 @@ class ReadyOverFreeSlotsScheduler(_Mutant):
             self._running += running
 
 
+@mutant(name="sched-limit-skips-max-concurrency", system="scheduler", clause=S_CLAIM_ONCE,
+        source=EXTRA,
+        mistake="ready(limit) trusts the caller's limit and does not re-check max_concurrency: "
+                "ready(limit=2) on max_concurrency=1 claims two")
 class LimitSkipsMaxConcurrencyScheduler(_Mutant):
     """ready(limit) trusts the caller's limit and does not re-check max_concurrency."""
 
@@ -176,6 +217,10 @@ class LimitSkipsMaxConcurrencyScheduler(_Mutant):
             self.max_concurrency = saved
 
 
+@mutant(name="sched-blocked-cause-overwritten", system="scheduler", clause=S_TERMINAL, source=EXTRA,
+        mistake="a later failure re-blocks already BLOCKED tasks: info().cause names the last "
+                "failure, not the root that blocked it first (a terminal generation's cause "
+                "changes)")
 class BlockedCauseOverwrittenScheduler(_Mutant):
     """Propagation re-blocks BLOCKED tasks, so a later failure overwrites the root cause."""
 
@@ -190,6 +235,9 @@ class BlockedCauseOverwrittenScheduler(_Mutant):
                     stack.append(d)
 
 
+@mutant(name="sched-forced-cancel", system="scheduler", clause=S6, source=EXTRA,
+        mistake="cancel() of a RUNNING task answers APPLIED/CANCELLED at once instead of "
+                "REQUESTED/RUNNING; the later complete() is REJECTED instead of winning")
 class ForcedCancelScheduler(_Mutant):
     """cancel() of a RUNNING task makes it CANCELLED at once (no cooperative exit)."""
 
@@ -210,6 +258,9 @@ class ForcedCancelScheduler(_Mutant):
         return super().cancel(task_id, generation)
 
 
+@mutant(name="sched-close-drops-pending", system="scheduler", clause=S8, source=EXTRA,
+        mistake="close() returns [] and leaves PENDING/READY tasks as they are, instead of "
+                "CANCELLED with cause shutdown")
 class CloseDropsPendingScheduler(_Mutant):
     """close() empties the ready queue but records nothing: PENDING/READY tasks just stay."""
 
@@ -218,52 +269,3 @@ class CloseDropsPendingScheduler(_Mutant):
             self._closed = True  # MUTANT: no CANCELLED, no cause "shutdown", nothing returned
             self._heap, self._queued, self._stale = [], {}, 0
             return []
-
-
-def _m(name: str, mistake: str, source: str, clause: str, factory: Any,
-       kind: str = "sequential") -> None:
-    register(Mutant(name=name, system="scheduler", mistake=mistake, source=source,
-                    expected_clause=clause, factory=factory, kind=kind))
-
-
-_m("sched-rescan-all-on-complete",
-   "after each completion every task is rescanned for readiness instead of following the "
-   "reverse edges: replies and states stay right, a run costs O(V*(V+E))", SEED, "S-COST",
-   RescanAllScheduler, kind="cost")
-_m("sched-no-generation-check",
-   "complete()/fail() ignore the generation they name: a late callback from an old worker is "
-   "APPLIED to the current generation (SUCCEEDED/FAILED) instead of STALE", SEED, "S4",
-   NoGenerationCheckScheduler)
-_m("sched-failure-as-success",
-   "fail() marks the task FAILED but releases its dependents: they become READY and run "
-   "without their prerequisite instead of BLOCKED", SEED, "S-INV", FailureAsSuccessScheduler)
-_m("sched-boolean-cycle",
-   "CycleError says only that a cycle exists: .cycle is [] instead of a path [a, ..., a]",
-   SEED, "S-ORACLE-CYCLE", BooleanCycleScheduler)
-_m("sched-double-release",
-   "a duplicate complete() answers DUPLICATE but decrements the dependents' counts again: a "
-   "dependent with two dependencies becomes READY after one of them", SEED, "S4",
-   DoubleReleaseScheduler)
-_m("sched-stale-edges-on-resubmit",
-   "a resubmit leaves the old version's reverse edges: the old dependency still releases "
-   "(or blocks) the new version, which becomes READY before its new dependencies; the "
-   "incremental cycle check follows the stale edges and reports a cycle that is not in the "
-   "graph", SEED, "S-ORACLE-CYCLE",
-   StaleEdgesScheduler)
-_m("sched-ready-over-free-slots",
-   "ready() returns up to max_concurrency claims ignoring the RUNNING ones: more than "
-   "max_concurrency tasks run at once", EXTRA, "S-CLAIM-ONCE", ReadyOverFreeSlotsScheduler)
-_m("sched-limit-skips-max-concurrency",
-   "ready(limit) trusts the caller's limit and does not re-check max_concurrency: "
-   "ready(limit=2) on max_concurrency=1 claims two", EXTRA, "S-CLAIM-ONCE",
-   LimitSkipsMaxConcurrencyScheduler)
-_m("sched-blocked-cause-overwritten",
-   "a later failure re-blocks already BLOCKED tasks: info().cause names the last failure, "
-   "not the root that blocked it first (a terminal generation's cause changes)", EXTRA,
-   "S-TERMINAL", BlockedCauseOverwrittenScheduler)
-_m("sched-forced-cancel",
-   "cancel() of a RUNNING task answers APPLIED/CANCELLED at once instead of REQUESTED/RUNNING; "
-   "the later complete() is REJECTED instead of winning", EXTRA, "S6", ForcedCancelScheduler)
-_m("sched-close-drops-pending",
-   "close() returns [] and leaves PENDING/READY tasks as they are, instead of CANCELLED with "
-   "cause shutdown", EXTRA, "S8", CloseDropsPendingScheduler)

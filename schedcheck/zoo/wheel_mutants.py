@@ -16,10 +16,11 @@ from __future__ import annotations
 import time
 
 from schedcheck.contract import require_int
+from schedcheck.harness.clauses import W1, W2, W3, W_COST, W_INV_EARLY
 from schedcheck.impl._wheel_common import Callback, Handle, _BucketArray, ceil_div
 from schedcheck.impl.hashed_wheel import HashedTimingWheel
 from schedcheck.impl.hierarchical_wheel import HierarchicalTimingWheel
-from schedcheck.zoo.catalogue import Mutant, register
+from schedcheck.zoo.mutant import mutant
 
 __all__ = [
     "AbsoluteRoundsWheel",
@@ -40,6 +41,9 @@ _SEED = "seed 004: common mistakes"
 _EXTRA = "issue 3: extra"
 
 
+@mutant(name="wheel-wall-clock", system="wheel", clause=W2, source=_SEED,
+        mistake="Using wall-clock time for relative delays: schedule_after counts from "
+                "time.time() instead of the last now the wheel saw")
 class WallClockWheel(HashedTimingWheel):
     """schedule_after counts from the wall clock, not from the last ``now`` the wheel saw."""
 
@@ -48,6 +52,8 @@ class WallClockWheel(HashedTimingWheel):
         return self.schedule(int(time.time()) + delay, callback)  # MUTANT: wall-clock time
 
 
+@mutant(name="wheel-forgotten-rounds", system="wheel", clause=W_INV_EARLY, source=_SEED,
+        mistake="Forgetting remainingRounds, so a task fires on the first rotation")
 class ForgottenRoundsWheel(HashedTimingWheel):
     """Remaining rounds are never recorded: a timer fires the first time its bucket comes up."""
 
@@ -55,6 +61,9 @@ class ForgottenRoundsWheel(HashedTimingWheel):
         return 0  # MUTANT: (due - cursor) // W forgotten
 
 
+@mutant(name="wheel-fires-not-yet-due", system="wheel", clause=W_INV_EARLY, source=_SEED,
+        mistake="Executing a not-yet-due task in the current bucket: a timer one rotation away "
+                "fires when its bucket is under the cursor")
 class FiresNotYetDueWheel(HashedTimingWheel):
     """A node one rotation away, found in the bucket under the cursor, is fired now."""
 
@@ -70,6 +79,9 @@ class FiresNotYetDueWheel(HashedTimingWheel):
                 self._fire(node, out)
 
 
+@mutant(name="wheel-drops-not-yet-due", system="wheel", clause=W2, source=_SEED,
+        mistake="Silently dropping a not-yet-due task in the current bucket: the bucket is "
+                "detached and its nodes with rounds left are never re-linked")
 class DropsNotYetDueWheel(HashedTimingWheel):
     """The bucket under the cursor is detached and only its due nodes survive: not-yet-due
     nodes are silently dropped (never fired, still counted as pending)."""
@@ -84,6 +96,9 @@ class DropsNotYetDueWheel(HashedTimingWheel):
             # MUTANT: rounds > 0 -- not re-linked, silently lost
 
 
+@mutant(name="wheel-inline-callbacks", system="wheel", clause=W3, source=_SEED,
+        mistake="Running user callbacks synchronously on the tick thread although an executor "
+                "was given")
 class InlineCallbacksWheel(HashedTimingWheel):
     """With an executor, callbacks still run on the thread that calls advance()."""
 
@@ -92,6 +107,8 @@ class InlineCallbacksWheel(HashedTimingWheel):
             self._runner(node)()  # MUTANT: called inline instead of executor.submit
 
 
+@mutant(name="wheel-scan-all-timers", system="wheel", clause=W_COST, kind="cost", source=_SEED,
+        mistake="Scanning a fixed array of every task on every tick, losing sparse efficiency")
 class ScanAllTimersWheel(HashedTimingWheel):
     """Every tick walks every timer (a flat array scan), empty ticks included: correct
     answers, O(all timers) per tick."""
@@ -106,6 +123,9 @@ class ScanAllTimersWheel(HashedTimingWheel):
         return last + 1
 
 
+@mutant(name="wheel-missed-ticks-ignored", system="wheel", clause=W2, source=_SEED,
+        mistake="Ignoring missed ticks: advance processes only the tick of now, skipping the "
+                "ones in between")
 class MissedTicksIgnoredWheel(HashedTimingWheel):
     """advance() processes only the tick of ``now``: the ticks in between are skipped."""
 
@@ -115,6 +135,9 @@ class MissedTicksIgnoredWheel(HashedTimingWheel):
         return last + 1
 
 
+@mutant(name="wheel-negative-modulo", system="wheel", clause=W2, source=_SEED,
+        mistake="A deadline earlier than now converted with negative modulo into an arbitrary "
+                "future bucket instead of 'the next available tick'")
 class NegativeModuloWheel(HashedTimingWheel):
     """A past deadline's negative tick offset is taken modulo the wheel size: it lands in a
     future bucket instead of the current one."""
@@ -124,6 +147,8 @@ class NegativeModuloWheel(HashedTimingWheel):
         return self._cursor + ticks % self._wheel_size if ticks < 0 else self._cursor + ticks
 
 
+@mutant(name="wheel-absolute-rounds", system="wheel", clause=W2, source=_EXTRA,
+        mistake="Rounds computed from the absolute tick (due // W) instead of from the cursor")
 class AbsoluteRoundsWheel(HashedTimingWheel):
     """Rounds are computed from the absolute due tick instead of from the cursor."""
 
@@ -131,6 +156,8 @@ class AbsoluteRoundsWheel(HashedTimingWheel):
         return due // self._wheel_size  # MUTANT: (due - cursor) // W
 
 
+@mutant(name="wheel-floor-due-tick", system="wheel", clause=W_INV_EARLY, source=_EXTRA,
+        mistake="Off by one: the due tick is floor(deadline / tick) instead of the ceiling")
 class FloorDueTickWheel(HashedTimingWheel):
     """The due tick is rounded down (floor) instead of up: a timer fires up to a tick early."""
 
@@ -138,6 +165,9 @@ class FloorDueTickWheel(HashedTimingWheel):
         return max(deadline // self._tick, self._cursor)  # MUTANT: ceil
 
 
+@mutant(name="wheel-hier-level-too-high", system="wheel", clause=W2, source=_EXTRA,
+        mistake="Hierarchical cascade off by one level: a timer is placed one level too high "
+                "and waits a full rotation of that level")
 class CascadeLevelTooHighWheel(HierarchicalTimingWheel):
     """The level test compares the delay with a level's slot width instead of its span:
     every timer goes one level too high, and one whose slot has already started waits a full
@@ -153,6 +183,8 @@ class CascadeLevelTooHighWheel(HierarchicalTimingWheel):
         return level
 
 
+@mutant(name="wheel-budget-nonempty-ticks", system="wheel", clause=W1, source=_EXTRA,
+        mistake="max_catchup_ticks counts only the non-empty ticks visited, not every tick")
 class BudgetCountsNonEmptyWheel(HashedTimingWheel):
     """max_catchup_ticks counts only the non-empty buckets visited, not every tick."""
 
@@ -174,47 +206,3 @@ class BudgetCountsNonEmptyWheel(HashedTimingWheel):
             self._process_tick(k, out)
             k += 1
         return last + 1
-
-
-for _mutant in (
-    Mutant("wheel-wall-clock", "wheel",
-           "Using wall-clock time for relative delays: schedule_after counts from time.time() "
-           "instead of the last now the wheel saw", _SEED, "W2", WallClockWheel),
-    Mutant("wheel-forgotten-rounds", "wheel",
-           "Forgetting remainingRounds, so a task fires on the first rotation", _SEED,
-           "W-INV-EARLY", ForgottenRoundsWheel),
-    Mutant("wheel-fires-not-yet-due", "wheel",
-           "Executing a not-yet-due task in the current bucket: a timer one rotation away "
-           "fires when its bucket is under the cursor", _SEED, "W-INV-EARLY",
-           FiresNotYetDueWheel),
-    Mutant("wheel-drops-not-yet-due", "wheel",
-           "Silently dropping a not-yet-due task in the current bucket: the bucket is detached "
-           "and its nodes with rounds left are never re-linked", _SEED, "W2",
-           DropsNotYetDueWheel),
-    Mutant("wheel-inline-callbacks", "wheel",
-           "Running user callbacks synchronously on the tick thread although an executor was "
-           "given", _SEED, "W3", InlineCallbacksWheel),
-    Mutant("wheel-scan-all-timers", "wheel",
-           "Scanning a fixed array of every task on every tick, losing sparse efficiency",
-           _SEED, "W-COST", ScanAllTimersWheel, kind="cost"),
-    Mutant("wheel-missed-ticks-ignored", "wheel",
-           "Ignoring missed ticks: advance processes only the tick of now, skipping the ones "
-           "in between", _SEED, "W2", MissedTicksIgnoredWheel),
-    Mutant("wheel-negative-modulo", "wheel",
-           "A deadline earlier than now converted with negative modulo into an arbitrary "
-           "future bucket instead of 'the next available tick'", _SEED, "W2",
-           NegativeModuloWheel),
-    Mutant("wheel-absolute-rounds", "wheel",
-           "Rounds computed from the absolute tick (due // W) instead of from the cursor",
-           _EXTRA, "W2", AbsoluteRoundsWheel),
-    Mutant("wheel-floor-due-tick", "wheel",
-           "Off by one: the due tick is floor(deadline / tick) instead of the ceiling",
-           _EXTRA, "W-INV-EARLY", FloorDueTickWheel),
-    Mutant("wheel-hier-level-too-high", "wheel",
-           "Hierarchical cascade off by one level: a timer is placed one level too high and "
-           "waits a full rotation of that level", _EXTRA, "W2", CascadeLevelTooHighWheel),
-    Mutant("wheel-budget-nonempty-ticks", "wheel",
-           "max_catchup_ticks counts only the non-empty ticks visited, not every tick",
-           _EXTRA, "W1", BudgetCountsNonEmptyWheel),
-):
-    register(_mutant)
