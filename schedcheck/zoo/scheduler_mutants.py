@@ -1,8 +1,8 @@
 """The scheduler's known mistakes, each put back into a copy of the production scheduler.
 
 Every class subclasses ``schedcheck.impl.Scheduler`` and overrides one method (or one helper),
-so the mistake is the diff and nothing else. The first six are the seed's "common mistakes"
-(seed 000), the rest are extras of issue 2. Each ``mistake`` text says which observable
+so the mistake is the diff and nothing else. Entries whose source is ``SEED`` are the seed's
+"common mistakes" (seed 000), the rest are extras. Each ``mistake`` text says which observable
 behaviour differs from the contract; tests/impl/test_scheduler_mutants_differ.py shows each
 one on a tiny hand-written scenario, and the differential suite must kill each one
 (tests/zoo/test_scheduler_zoo.py).
@@ -20,6 +20,7 @@ from schedcheck.contract import Cause, Claim, CycleError, Outcome, Reply, TaskSt
 from schedcheck.harness.clauses import (
     S4,
     S6,
+    S7,
     S8,
     S_CLAIM_ONCE,
     S_COST,
@@ -40,8 +41,10 @@ __all__ = [
     "ForcedCancelScheduler",
     "LimitSkipsMaxConcurrencyScheduler",
     "NoGenerationCheckScheduler",
+    "OneShotSortScheduler",
     "ReadyOverFreeSlotsScheduler",
     "RescanAllScheduler",
+    "RetryReusesFailedScheduler",
     "StaleEdgesScheduler",
 ]
 
@@ -200,9 +203,10 @@ class ReadyOverFreeSlotsScheduler(_Mutant):
 
 
 @mutant(name="sched-limit-skips-max-concurrency", system="scheduler", clause=S_CLAIM_ONCE,
-        source=EXTRA,
-        mistake="ready(limit) trusts the caller's limit and does not re-check max_concurrency: "
-                "ready(limit=2) on max_concurrency=1 claims two")
+        source=SEED,
+        mistake="more workers to hide a backlog: ready(limit) trusts the caller's limit and "
+                "does not re-check max_concurrency, so ready(limit=2) on max_concurrency=1 "
+                "claims two")
 class LimitSkipsMaxConcurrencyScheduler(_Mutant):
     """ready(limit) trusts the caller's limit and does not re-check max_concurrency."""
 
@@ -235,7 +239,7 @@ class BlockedCauseOverwrittenScheduler(_Mutant):
                     stack.append(d)
 
 
-@mutant(name="sched-forced-cancel", system="scheduler", clause=S6, source=EXTRA,
+@mutant(name="sched-forced-cancel", system="scheduler", clause=S6, source=SEED,
         mistake="cancel() of a RUNNING task answers APPLIED/CANCELLED at once instead of "
                 "REQUESTED/RUNNING; the later complete() is REJECTED instead of winning")
 class ForcedCancelScheduler(_Mutant):
@@ -269,3 +273,33 @@ class CloseDropsPendingScheduler(_Mutant):
             self._closed = True  # MUTANT: no CANCELLED, no cause "shutdown", nothing returned
             self._heap, self._queued, self._stale = [], {}, 0
             return []
+
+
+@mutant(name="sched-one-shot-toposort", system="scheduler", clause=S_INV, source=SEED,
+        mistake="one topological sort up front and only the completion transition: fail() and "
+                "cancel() end the task itself but nothing reaches its dependents, which wait "
+                "PENDING for ever instead of becoming BLOCKED")
+class OneShotSortScheduler(_Mutant):
+    """Completion releases dependents along the sorted order; failure and cancellation have
+    no transition of their own, so a dead task's dependents are never told."""
+
+    def _block(self, root: _Rec, cause: Cause, *, release_root: bool = True) -> None:
+        if release_root:
+            self._opt_release(root)  # MUTANT: no propagation through the required dependents
+
+
+@mutant(name="sched-retry-reuses-failed", system="scheduler", clause=S7, source=SEED,
+        mistake="a retry (resubmit or retry()) of a FAILED task turns the same generation back "
+                "into PENDING/READY instead of making a new one: submit() returns the old "
+                "generation, and the failed run's late fail()/complete() is APPLIED to the "
+                "retry instead of STALE")
+class RetryReusesFailedScheduler(_Mutant):
+    """A FAILED record is reused for the retry: same generation, state moved back."""
+
+    def _detach(self, task_id: Any, *, unlinked: bool = False) -> _Rec:
+        old = self._tasks.get(task_id)
+        reused = old is not None and old.state is FAIL
+        rec = super()._detach(task_id, unlinked=unlinked)
+        if reused:
+            rec.gen -= 1  # MUTANT: FAILED -> PENDING under the same (task, generation) key
+        return rec

@@ -25,11 +25,11 @@ def both(cls: type) -> tuple[Any, Any]:
 
 def test_every_scheduler_mutant_is_registered_with_a_stated_mistake() -> None:
     ours = {m.name: m for m in all_mutants() if m.factory.__module__ == zm.__name__}
-    assert len(ours) == len(zm.__all__) == 11
+    assert len(ours) == len(zm.__all__) == 13
     assert {m.factory.__name__ for m in ours.values()} == set(zm.__all__)
     for m in ours.values():
         assert m.system == "scheduler" and len(m.mistake) > 40
-    assert sum(m.source.startswith("seed 000") for m in ours.values()) == 6
+    assert sum(m.source.startswith("seed 000") for m in ours.values()) == 10
 
 
 def test_no_generation_check_applies_a_late_callback_to_the_new_generation() -> None:
@@ -143,6 +143,39 @@ def test_forced_cancel_ends_a_running_task_at_once() -> None:
     assert bad.cancel("a").outcome is Outcome.APPLIED
     assert good.complete("a", 1).state is OK
     assert bad.complete("a", 1).outcome is Outcome.REJECTED
+
+
+def test_one_shot_sort_leaves_the_dependents_of_a_failure_pending_for_ever() -> None:
+    good, bad = both(zm.OneShotSortScheduler)
+    for s in (good, bad):
+        s.submit("a")
+        s.submit("b", ["a"])
+        s.submit("c")
+        s.submit("d", ["c"])
+        s.start()
+        s.ready()
+        assert s.fail("a", 1).state is FAIL
+        assert s.cancel("c").outcome is Outcome.REQUESTED
+        assert s.fail("c", 1).state is CAN
+    assert good.info("b").state is BLK and good.info("d").state is BLK
+    assert bad.info("b").state is P and bad.info("d").state is P  # nothing will release them
+    assert bad.ready() == []
+
+
+def test_retry_reusing_failed_keeps_the_generation_so_the_old_run_still_counts() -> None:
+    good, bad = both(zm.RetryReusesFailedScheduler)
+    for s in (good, bad):
+        s.submit("a")
+        s.start()
+        s.ready()
+        s.fail("a", 1)
+    assert good.submit("a") == 2
+    assert bad.submit("a") == 1  # FAILED moved back to READY under generation 1
+    for s in (good, bad):
+        s.ready()
+    assert good.fail("a", 1).outcome is Outcome.STALE  # the failed run's late report
+    assert bad.fail("a", 1).outcome is Outcome.APPLIED  # ... ends the retry
+    assert bad.retry("a") == {"a": 1} and good.info("a").state is RUN
 
 
 def test_close_drops_pending_tasks_without_a_cause() -> None:

@@ -188,3 +188,13 @@ def test_a_broken_map_is_caught_item_by_item(items: list[SeedItem]) -> None:
     with pytest.raises(ValueError, match="S-M3 has neither"):
         parse_seed_map(text.replace(
             "Evidence: `zoo:sched-boolean-cycle` · `clause:S-ORACLE-CYCLE`", ""))
+
+
+def test_every_common_mistake_of_the_texts_is_a_zoo_entry_labelled_as_the_texts(
+        items: list[SeedItem]) -> None:
+    sources = {m.name: m.source for m in all_mutants()}
+    for it in items:
+        if it.section.id in ("S-M", "W-M"):
+            zoo = [e[len("zoo:"):] for e in it.evidence if e.startswith("zoo:")]
+            assert zoo, f"{it.id} names no zoo entry"
+            assert all(sources[z].startswith("seed") for z in zoo), (it.id, zoo)
