@@ -1,22 +1,25 @@
 """Infrastructure shared by the differential suites (scheduler_suite.py, wheel_suite.py).
 
 A suite is a Hypothesis ``RuleBasedStateMachine`` that drives the reference model and a target
-side by side. Everything that is not specific to one system lives here:
+side by side. Everything that is not specific to one system lives here or in the two modules
+this one re-exports:
 
-* :class:`Observed` -- the "outcome" of one call, compared between model and target: either
-  the *normalised* return value (``schedcheck.adapt``) or the contract name of the exception
-  (``adapt.error_name``). The original exception rides along (``exc``) but is not compared.
-  :func:`observe` calls a target method; :func:`observe_model` calls the model and turns an
-  exception that is not a contract error into ``SchedcheckInternalError`` (a model bug is never
-  a counterexample against the target).
+* ``outcomes`` -- :class:`Observed` (what one call did: the normalised value or the contract
+  name of the error), :func:`observe` / :func:`observe_model`, and the pieces of a code line
+  (:func:`call_code`, :class:`Ref`, :func:`check_expr`);
+* ``scaling`` -- :func:`measure_scaling` / :class:`ScalingResult`, the ``*-COST`` clauses.
+
+Defined here:
+
 * :class:`Recorder` -- the trace: a list of :class:`~schedcheck.harness.result.Step`, one per
   call, with code lines ``name = target.method(k=v)`` and plain words; results get names such
   as ``claim_0`` or ``h_1`` (:meth:`Recorder.fresh_name`) that later lines reuse (wrap them in
   :class:`Ref` so they print as the name, not as a value).
 * :class:`SuiteMachine` -- the base class of both suites' machines. It owns the recorder
   (``self.trace``), the run's :class:`~schedcheck.harness.result.RunResult` (``self.result``),
-  clause accounting (:meth:`SuiteMachine.exercise`), comparison (:meth:`SuiteMachine.expect`)
-  and divergence (:meth:`SuiteMachine.diverge`): the first divergence becomes a
+  clause accounting (:meth:`SuiteMachine.exercise`), comparison (:meth:`SuiteMachine.expect`,
+  and :meth:`SuiteMachine.compare_call`: one call made on both sides and compared) and
+  divergence (:meth:`SuiteMachine.diverge`): the first divergence becomes a
   :class:`~schedcheck.harness.result.Counterexample` and raises :class:`Divergence` (an
   ``AssertionError``) whose message tells the story and lists the program so far.
 * :func:`run_suite` -- the driver: ``run_state_machine_as_test`` with example/step counting, a
@@ -25,9 +28,6 @@ side by side. Everything that is not specific to one system lives here:
   ``current_build_context().is_final`` set), plus Hypothesis's own printed program (the
   exception notes) in ``Counterexample.hypothesis_program``.
 * :func:`suite_settings` -- a profile's settings with ``examples`` overridden.
-* :func:`measure_scaling` / :class:`ScalingResult` -- the ``*-COST`` clauses: the same
-  workload at n and factor*n in one process, compared as a per-item cost RATIO (min of a few
-  repetitions, garbage collector paused), never as absolute seconds.
 
 Replay convention for ``Step.check`` (the replay script's contract): each step's ``code`` runs
 inside ``try: <code> except Exception as e: _raised = e else: _raised = None``; ``check`` is
@@ -44,10 +44,8 @@ implementations and for a stranger's.
 
 from __future__ import annotations
 
-import gc
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar, cast
 
 import hypothesis
@@ -55,8 +53,17 @@ from hypothesis import errors as hypothesis_errors
 from hypothesis.control import current_build_context
 from hypothesis.stateful import RuleBasedStateMachine, run_state_machine_as_test
 
-from schedcheck import adapt, contract
-from schedcheck.harness.result import BROKEN, HELD, Counterexample, RunResult, Step
+from schedcheck import contract
+from schedcheck.harness.outcomes import (
+    Observed,
+    Ref,
+    call_code,
+    check_expr,
+    observe,
+    observe_model,
+)
+from schedcheck.harness.result import Counterexample, RunResult, Step
+from schedcheck.harness.scaling import ScalingResult, ScalingTimeout, measure_scaling
 
 __all__ = [
     "Divergence",
@@ -80,159 +87,10 @@ __all__ = [
 #: ``progress(examples_done, steps, failures)`` -- called after every example (machine run).
 Progress = Callable[[int, int, int], None]
 
-#: Exceptions a model may raise: the contract's errors. Anything else is a model bug.
-_MODEL_ERRORS: frozenset[str] = frozenset(adapt.CONTRACT_ERRORS)
-
-
-# --------------------------------------------------------------------------------------------
-# Observed outcomes
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Observed:
-    """What one call did: a normalised ``value``, or the contract name of its ``error``.
-
-    Two outcomes are equal iff both returned equal normalised values or both raised errors of
-    the same contract name. ``exc`` (the exception object, e.g. a ``CycleError`` whose
-    ``.cycle`` a suite inspects) is carried but never compared.
-    """
-
-    value: Any = None
-    error: str | None = None
-    exc: BaseException | None = field(default=None, compare=False, repr=False)
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None
-
-    def __repr__(self) -> str:
-        if self.error is not None:
-            return f"raises {self.error}"
-        return repr(self.value)
-
-    def describe(self) -> str:
-        """Like ``repr`` but with the exception's message, for stories."""
-        if self.error is not None and self.exc is not None:
-            return f"raises {self.error}({self.exc})"
-        return repr(self)
-
-
-def _error_name(exc: BaseException) -> str:
-    """``adapt.error_name``, with a fast path for schedcheck's own classes (the common case:
-    every contract class is named as its contract error)."""
-    if type(exc).__module__ == "schedcheck.contract":
-        return type(exc).__name__
-    return adapt.error_name(exc)
-
-
-def _malformed(exc: BaseException, norm: Callable[[Any], Any], raw: Any) -> Observed:
-    name = getattr(norm, "__name__", "normalise")
-    return Observed(
-        error=f"MalformedReply[{name}: {type(exc).__name__}: {exc}; got {raw!r}]", exc=exc
-    )
-
-
-def observe(
-    fn: Callable[..., Any],
-    /,
-    *args: Any,
-    norm: Callable[[Any], Any] | None = None,
-    **kwargs: Any,
-) -> Observed:
-    """Call ``fn(*args, **kwargs)`` on the target; return its normalised value or error name.
-
-    A reply that ``norm`` cannot read (say, a ``Reply`` without ``outcome``) becomes an error
-    named ``MalformedReply[...]``, which differs from anything the model says -- so it is a
-    counterexample, not a crash of the harness.
-    """
-    try:
-        raw = fn(*args, **kwargs)
-    except Exception as exc:
-        return Observed(error=_error_name(exc), exc=exc)
-    if norm is None:
-        return Observed(value=raw)
-    try:
-        return Observed(value=norm(raw))
-    except Exception as exc:
-        return _malformed(exc, norm, raw)
-
-
-def observe_model(
-    fn: Callable[..., Any],
-    /,
-    *args: Any,
-    norm: Callable[[Any], Any] | None = None,
-    **kwargs: Any,
-) -> Observed:
-    """Like :func:`observe`, for the reference model: a non-contract exception is a bug in
-    schedcheck (``SchedcheckInternalError``), never an expected outcome."""
-    try:
-        raw = fn(*args, **kwargs)
-    except Exception as exc:
-        name = _error_name(exc)
-        if name not in _MODEL_ERRORS:
-            raise contract.SchedcheckInternalError(
-                f"the reference model raised {type(exc).__name__}: {exc} in "
-                f"{getattr(fn, '__qualname__', fn)!s}{_fmt_args(args, kwargs)}; "
-                "this is a bug in schedcheck, not in the target"
-            ) from exc
-        return Observed(error=name, exc=exc)
-    if norm is None:
-        return Observed(value=raw)
-    return Observed(value=norm(raw))
-
 
 # --------------------------------------------------------------------------------------------
 # The trace
 # --------------------------------------------------------------------------------------------
-
-
-class Ref:
-    """A name bound by an earlier step (``claim_0``, ``h_1``, ``claim_0[1]``); its repr is the
-    name, so code lines mention the variable instead of the value."""
-
-    __slots__ = ("name",)
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __repr__(self) -> str:
-        return self.name
-
-    def __getitem__(self, index: int) -> Ref:
-        return Ref(f"{self.name}[{index}]")
-
-
-def _fmt_args(args: Sequence[Any], kwargs: Mapping[str, Any]) -> str:
-    parts = [repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()]
-    return "(" + ", ".join(parts) + ")"
-
-
-def call_code(
-    method: str,
-    *args: Any,
-    assign: str | None = None,
-    obj: str = "target",
-    **kwargs: Any,
-) -> str:
-    """One code line: ``[assign = ]obj.method(arg, k=v)`` (values shown by ``repr``)."""
-    call = f"{obj}.{method}{_fmt_args(args, kwargs)}"
-    return f"{assign} = {call}" if assign else call
-
-
-def check_expr(expected: Observed, name: str | None, norm: str | None = None) -> str:
-    """The replay ``check`` for a step whose model outcome is ``expected`` (see module doc).
-
-    ``name`` is the variable the step's code assigned (``None`` if it assigned nothing);
-    ``norm`` the ``schedcheck.adapt`` function that normalises it (``None``: compare as is).
-    """
-    if not expected.ok:
-        return f"_raised is not None and error_name(_raised) == {expected.error!r}"
-    if name is None:
-        return "_raised is None"
-    value = f"{norm}({name})" if norm else name
-    return f"_raised is None and {value} == {expected.value!r}"
 
 
 class Recorder:
@@ -415,6 +273,62 @@ class SuiteMachine(RuleBasedStateMachine):
             )
             self.diverge(clause, f"{story}{': ' if story else ''}{detail}", step=step)
 
+    def compare(
+        self,
+        clause: str,
+        step: Step,
+        expected: Observed,
+        actual: Observed,
+        *,
+        check: str | None = None,
+        also: Iterable[str] = (),
+        story: str = "",
+    ) -> None:
+        """The comparison :meth:`compare_call` ends with: :meth:`expect`, unless a suite
+        blames some outcomes on another clause (the scheduler suite does)."""
+        self.expect(clause, step, expected, actual, check=check, also=also, story=story)
+
+    def compare_call(
+        self,
+        clause: str,
+        step: Step,
+        model_fn: Callable[..., Any],
+        target_fn: Callable[..., Any],
+        /,
+        *args: Any,
+        kwargs: Mapping[str, Any] | None = None,
+        target_args: tuple[Any, ...] | None = None,
+        name: str | None = None,
+        norm: Callable[[Any], Any] | None = None,
+        norm_name: str | None = None,
+        target_norm: Callable[[Any], Any] | None = None,
+        checks: Callable[[Step, Observed, Observed], None] | None = None,
+        also: Iterable[str] = (),
+        story: str = "",
+    ) -> Observed:
+        """One call made on both sides and compared; returns the model's outcome.
+
+        Calls ``model_fn(*args, **kwargs)`` (:func:`observe_model`) and ``target_fn`` with the
+        same arguments (``target_args`` instead of ``args`` when the target's differ, e.g. its
+        own handle) -- each side with its own shallow copy of list-valued keyword arguments, so
+        a target that mutates a ``deps`` list cannot change what the model saw. ``norm``
+        normalises both replies (``target_norm``, when given, the target's alone). Then
+        ``checks(step, expected, actual)`` runs, if given (the checks of specific clauses, so
+        that a counterexample names them before the plain comparison does), and finally
+        :meth:`compare` on ``clause`` with the replay check ``check_expr(expected, name,
+        norm_name)`` (``name``: the variable the step's code assigned).
+        """
+        kw = dict(kwargs or {})
+        expected = observe_model(model_fn, *args, norm=norm, **_own_lists(kw))
+        actual = observe(target_fn, *(args if target_args is None else target_args),
+                         norm=target_norm if target_norm is not None else norm,
+                         **_own_lists(kw))
+        if checks is not None:
+            checks(step, expected, actual)
+        self.compare(clause, step, expected, actual, check=check_expr(expected, name, norm_name),
+                     also=also, story=story)
+        return expected
+
     def diverge(
         self,
         clause: str,
@@ -455,6 +369,11 @@ class SuiteMachine(RuleBasedStateMachine):
         if not self._finished:
             self._finished = True
             self.ctx.finish(self)
+
+
+def _own_lists(kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of a call's keyword arguments with a fresh copy of every list among them."""
+    return {k: (list(v) if isinstance(v, list) else v) for k, v in kwargs.items()}
 
 
 # --------------------------------------------------------------------------------------------
@@ -561,107 +480,3 @@ def run_suite(
 def _settle(result: RunResult, cx: Counterexample) -> None:
     result.counterexample = cx
     result.break_(cx.clause)
-
-
-# --------------------------------------------------------------------------------------------
-# Scaling (the *-COST clauses)
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass
-class ScalingResult:
-    """Per-item cost at ``factor * n`` divided by per-item cost at ``n`` (1.0 = linear)."""
-
-    ratio: float
-    verdict: str  #: HELD or BROKEN (result.py's verdict strings)
-    text: str  #: one paragraph for the report
-    n: int = 0
-    factor: int = 0
-    threshold: float = 0.0
-    seconds_small: float = 0.0  #: best of the repetitions, whole workload at n
-    seconds_large: float = 0.0  #: best of the repetitions, whole workload at factor * n
-
-    @property
-    def ok(self) -> bool:
-        return self.verdict == HELD
-
-
-class ScalingTimeout(Exception):
-    """Raised by a deadline-aware workload that passed its deadline (see measure_scaling)."""
-
-
-def _timed(workload: Callable[..., object], size: int, budget: float | None = None) -> float:
-    """Seconds for ``workload(size)`` (``workload(size, deadline)`` when ``budget`` is given;
-    on ScalingTimeout the budget itself is returned, a lower bound of the true time)."""
-    gc.collect()
-    was_enabled = gc.isenabled()
-    gc.disable()  # a generational collection in the middle of one size skews the ratio
-    try:
-        started = time.perf_counter()
-        if budget is None:
-            workload(size)
-        else:
-            try:
-                workload(size, started + budget)
-            except ScalingTimeout:
-                return budget
-        return time.perf_counter() - started
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def measure_scaling(
-    workload: Callable[..., object],
-    *,
-    n: int,
-    factor: int = 8,
-    threshold: float = 3.0,
-    repetitions: int = 3,
-    what: str = "item",
-    give_up_ratio: float | None = None,
-) -> ScalingResult:
-    """Time ``workload(n)`` and ``workload(factor * n)`` (best of ``repetitions`` each, after a
-    warm-up at n) and compare the cost per ``what`` as a ratio against ``threshold``.
-
-    A linear workload has a ratio near 1; a per-item cost that grows with n (a scan of every
-    task per completion) has a ratio near ``factor``. ``threshold`` sits between the two
-    with a wide margin, so a noisy machine does not flip the verdict.
-
-    ``give_up_ratio``: when set, the large runs are called as ``workload(size, deadline)``
-    (``deadline`` on ``time.perf_counter``) and may raise :class:`ScalingTimeout` once the
-    per-item ratio is sure to exceed ``give_up_ratio``; the ratio is then a lower bound
-    (a quadratic target at 8n would otherwise take minutes).
-    """
-    if n < 1 or factor < 2 or repetitions < 1:
-        raise ValueError(f"need n >= 1, factor >= 2, repetitions >= 1; got {n}, {factor}, "
-                         f"{repetitions}")
-    _timed(workload, n)  # warm-up: imports, caches, allocator
-    small = min(_timed(workload, n) for _ in range(repetitions))
-    budget = None if give_up_ratio is None else small * factor * give_up_ratio
-    larges = []
-    for _ in range(repetitions):
-        larges.append(_timed(workload, n * factor, budget))
-        if budget is not None and larges[-1] >= budget:
-            break  # timed out: more repetitions would only time out again
-    large = min(larges)
-    per_small = small / n
-    per_large = large / (n * factor)
-    ratio = per_large / per_small if per_small > 0 else float("inf")
-    bound = ">= " if budget is not None and large >= budget else ""
-    verdict = HELD if ratio <= threshold else BROKEN
-    text = (
-        f"cost per {what}: {per_small * 1e6:.2f} us at n={n}, {bound}{per_large * 1e6:.2f} us "
-        f"at n={n * factor} -- ratio {bound}{ratio:.2f} (linear ~1, a scan per {what} "
-        f"~{factor}; threshold {threshold}): {verdict}"
-    )
-    return ScalingResult(
-        ratio=ratio,
-        verdict=verdict,
-        text=text,
-        n=n,
-        factor=factor,
-        threshold=threshold,
-        seconds_small=small,
-        seconds_large=large,
-    )

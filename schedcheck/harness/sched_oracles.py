@@ -13,7 +13,9 @@ these instead:
 * :func:`topo_batches` -- graphlib.TopologicalSorter's successive ``get_ready()`` groups, as
   sets: what an unbounded scheduler's ``ready()`` batches must be when every task succeeds;
 * :func:`layered_deps` / :func:`drain` -- the S-COST workload: a layered DAG (each task
-  depends on two tasks of the previous layer), driven by ``ready()``/``complete()`` until done.
+  depends on two tasks of the previous layer), driven by ``ready()``/``complete()`` until done;
+  :func:`check_scheduler_scaling` measures it at two sizes (re-exported by
+  ``scheduler_suite``).
 
 Graphs are ``Mapping[task_id, Iterable[dep]]``; a dependency that is not a key is an unknown
 id (rule 2 reports those before cycles, so the cycle oracle ignores them).
@@ -29,10 +31,11 @@ from typing import Any
 
 import networkx as nx
 
-from schedcheck import adapt
-from schedcheck.harness.common import ScalingTimeout
+from schedcheck import adapt, contract
+from schedcheck.harness.scaling import ScalingResult, ScalingTimeout, measure_scaling
 
 __all__ = [
+    "check_scheduler_scaling",
     "cycle_problem",
     "drain",
     "has_cycle",
@@ -137,3 +140,29 @@ def drain(factory: Callable[[int], Any], n: int, deadline: float | None = None) 
             done += 1
         if deadline is not None and time.perf_counter() > deadline:
             raise ScalingTimeout(f"gave up after {done} of {n} completions")
+
+
+def check_scheduler_scaling(
+    factory: Callable[[int], Any],
+    *,
+    n: int = 2000,
+    factor: int = 8,
+    threshold: float = 3.0,
+    repetitions: int = 3,
+) -> ScalingResult:
+    """S-COST: a whole run (build a layered DAG, start, claim and complete everything) at n and
+    factor*n tasks in one process; the per-task cost ratio must stay under ``threshold``.
+
+    A correct O(V+E) scheduler (heap claims, O(log V)) measures about 1.0-1.5; one that scans
+    every task per completion measures about ``factor`` (8). The large run gives up once the
+    ratio is surely above the threshold plus one.
+    """
+    def workload(size: int, deadline: float | None = None) -> None:
+        done = drain(factory, size, deadline)
+        if done != size:
+            raise contract.SchedcheckInternalError(
+                f"the scaling workload completed {done} of {size} tasks; the suite's "
+                "counterexample explains why (run the suite first)")
+
+    return measure_scaling(workload, n=n, factor=factor, threshold=threshold,
+                           repetitions=repetitions, what="task", give_up_ratio=threshold + 1.0)

@@ -1,35 +1,23 @@
-"""The scheduler's differential stateful suite (issue 2): the model and a target in lockstep.
+"""The scheduler's differential stateful suite: the model and a target in lockstep.
 
-A Hypothesis ``RuleBasedStateMachine`` drives ``schedcheck.model.Scheduler`` and a target
-built by ``factory(max_concurrency)`` with the same calls, and compares every return value and
-every raised error after Part 3 normalisation (``schedcheck.adapt``: states and outcomes by
-name, Reply/Claim/TaskInfo as attributes or tuples, errors by class name). After every step
-it compares ``info()`` of every id it has mentioned (unknown ones must raise
-UnknownTaskError on both sides), runs the model's ``check_invariants()`` and the target's if
-it has one, and checks on the *target's* answers, before the equality with the model (so the
-report names the specific clause):
+A Hypothesis ``RuleBasedStateMachine`` (:class:`SchedulerMachine`) drives
+``schedcheck.model.Scheduler`` and a target built by ``factory(max_concurrency)`` with the same
+calls, and compares every return value and every raised error after the contract's
+normalisation (``schedcheck.adapt``: states and outcomes by name, Reply/Claim/TaskInfo as
+attributes or tuples, errors by class name). The suite is split along its seams:
 
-* S-CLAIM-ONCE -- no (id, generation) claimed twice; RUNNING <= max_concurrency;
-* S-CLAIM-DEPS -- a claimed task had every required dependency SUCCEEDED and every optional
-  one terminal when it was claimed (dependencies from the model-side graph);
-* S-TERMINAL   -- a terminal generation never changes state;
-* S-INV        -- no PENDING/READY task with a dead required dependency; BLOCKED carries a
-  root cause of kind failed/cancelled whose generation is FAILED/CANCELLED.
-
-Oracles beyond the model (``sched_oracles``): networkx decides whether start() (or a submit
-after start) must raise CycleError, and every reported ``.cycle`` must be a real simple cycle
-``[a, ..., a]`` of the submitted graph (any cycle, any rotation -- model and target may pick
-different ones, so only this is compared); on random DAGs with unbounded concurrency where
-every task succeeds, ``ready()`` batches equal graphlib's ``get_ready()`` groups as sets.
-
-Classic scenarios (``SCENARIOS``; the seed's "what the interviewer tests" and its common
-mistakes), instantiated with drawn ids by the ``classic`` rule and by two build presets in five,
-so that the first steps of most runs are adversarial: a join whose first dependency completes
-twice, a diamond with a duplicate completion, a join whose two dependencies fail (the second
-twice, then a cancel), claims at the concurrency limit (``ready(1)`` then ``ready()`` with
-slots partly used), a late callback from the generation before a resubmit, a resubmit of a
-dependency with a live dependent, and a resubmit that drops an edge followed by the reverse
-edge (a cycle check that follows stale edges reports a cycle that is not there).
+* ``sched_fixtures`` -- what is drawn and handed to a target (ids, workers, ``noop``, malformed
+  arguments, :class:`ClaimRef`), :func:`probe_support`, and the readers of replies;
+* ``sched_checks`` -- :class:`~schedcheck.harness.sched_checks.SchedulerChecks`, the base of
+  the machine: per-run state, one call made on both sides and compared, the clause-specific
+  checks on the target's answers (S-CLAIM-ONCE, S-CLAIM-DEPS, S-TERMINAL, S-INV) and the
+  per-step comparison of ``info()``;
+* ``sched_scenarios`` -- the classic adversarial templates, name -> function;
+* ``sched_oracles`` -- what does not come from the model: networkx's cycle verdict and the
+  validity of a reported ``.cycle`` (any cycle, any rotation), graphlib's ``get_ready()`` groups
+  (the ``ready()`` batches of an unbounded scheduler on a random DAG where every task
+  succeeds), and the S-COST workload and measurement (:func:`check_scheduler_scaling`);
+* this module -- the machine's rules and the public entry points.
 
 Rules reach, often: random graphs over a six-letter alphabet (so resubmits are frequent),
 chains, diamonds, self-dependencies, cycles, unknown dependencies, up to three logical
@@ -40,7 +28,7 @@ them), cancel of pending/ready/running tasks and the cooperative confirm, resubm
 once per factory: an optional method is supported iff the attribute exists, the ``optional``
 keyword iff a throwaway instance accepts it without TypeError; unsupported clauses are
 recorded as "not supported", never as held), ``close()`` at any point, and max_concurrency
-0, 1 and larger.
+0, 1 and larger. Two build presets in five start with a classic scenario.
 
 Counterexample code lines call the target with the contract's signatures, ids and
 generations as literals (claims are named ``claim_N`` and referenced in words); ``fn=noop``
@@ -51,9 +39,8 @@ means the replay defines ``def noop(): return None``. Nothing here imports
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import Any
 
 import hypothesis
 from hypothesis import strategies as st
@@ -73,20 +60,35 @@ from schedcheck.harness.common import (
     Progress,
     RunContext,
     ScalingResult,
-    SuiteMachine,
     call_code,
     check_expr,
-    measure_scaling,
     observe,
-    observe_model,
     run_suite,
     suite_settings,
 )
 from schedcheck.harness.result import RunResult, Step
+from schedcheck.harness.sched_checks import SchedulerChecks
+from schedcheck.harness.sched_fixtures import (
+    BIG,
+    IDS,
+    MALFORMED_SUBMITS,
+    WORKERS,
+    ClaimRef,
+    Support,
+    as_dict,
+    as_int,
+    as_list,
+    deps_form,
+    noop,
+    probe_support,
+)
+from schedcheck.harness.sched_oracles import check_scheduler_scaling
+from schedcheck.harness.sched_scenarios import SCENARIOS, Play
 from schedcheck.model import Scheduler as ModelScheduler
 
 __all__ = [
     "IDS",
+    "ScalingResult",
     "SchedulerMachine",
     "Support",
     "check_scheduler_scaling",
@@ -96,223 +98,24 @@ __all__ = [
     "run_scheduler_suite",
 ]
 
-#: The id alphabet: small, so that resubmits (collisions) are frequent.
-IDS: tuple[str, ...] = ("a", "b", "c", "d", "e", "f")
-WORKERS: tuple[str, ...] = ("w1", "w2", "w3")
-#: The classic adversarial templates (the seed's "what the interviewer tests" and its common
-#: mistakes), instantiated with drawn ids by ``classic`` and by one preset of ``build``.
-SCENARIOS: tuple[str, ...] = (
-    "join, duplicate complete",
-    "diamond, duplicate complete",
-    "join, both deps fail",
-    "claims at the concurrency limit",
-    "late callback after resubmit",
-    "resubmit a dependency with a live dependent",
-    "resubmit drops a dependency, then the reverse edge",
-)
-#: Errors that rule 9 owns whatever the call (malformed arguments, lifecycle, unknown ids).
-_RULE9 = frozenset({"TypeError", "ValueError", "ClosedError", "NotStartedError",
-                    "UnknownTaskError"})
-_DEAD = frozenset({"FAILED", "BLOCKED", "CANCELLED"})
-_TERMINAL = _DEAD | {"SUCCEEDED"}
-#: "unbounded" concurrency for the graphlib oracle
-_BIG = 1000
 
-
-class _Noop:
-    """The ``fn`` handed to submit; its repr is ``noop`` so counterexample lines read
-    ``fn=noop`` (the replay defines ``def noop(): return None``)."""
-
-    def __call__(self) -> None:
-        return None
-
-    def __repr__(self) -> str:
-        return "noop"
-
-
-noop = _Noop()
-
-
-class _Malformed:
-    """A non-callable, hashable ``fn`` with a short repr for counterexample lines."""
-
-    def __repr__(self) -> str:
-        return "5"
-
-
-@dataclass(frozen=True)
-class ClaimRef:
-    """A claim handed to a worker: replayed later (complete/fail/cancel), also when stale."""
-
-    task_id: Any
-    generation: int
-    worker: str
-    name: str  #: ``claim_3[1]``: the ready() result and the index in it
-
-    def __repr__(self) -> str:
-        return f"{self.name}<{self.task_id!r} g{self.generation} {self.worker}>"
-
-
-@dataclass(frozen=True)
-class Support:
-    """Which optional parts of the contract the target has (probed once per factory)."""
-
-    optional: bool
-    add_dependency: bool
-    retry: bool
-    check_invariants: bool
-
-
-def probe_support(factory: Callable[[int], Any]) -> Support:
-    """Probe a throwaway instance: methods by attribute, ``optional=`` by a TypeError-free call."""
-    try:
-        probe = factory(1)
-    except Exception:
-        return Support(False, False, False, False)
-    optional = True
-    try:
-        probe.submit("__probe__", (), None, optional=())
-    except TypeError:
-        optional = False
-    except Exception:  # it accepted the keyword, then disliked something else
-        optional = True
-    return Support(
-        optional=optional,
-        add_dependency=callable(getattr(probe, "add_dependency", None)),
-        retry=callable(getattr(probe, "retry", None)),
-        check_invariants=callable(getattr(probe, "check_invariants", None)),
-    )
-
-
-def _as_int(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"expected an int generation, got {type(value).__name__} {value!r}")
-    return value
-
-
-def _as_list(value: Any) -> list[Any]:
-    return list(value)
-
-
-def _as_dict(value: Any) -> dict[Any, int]:
-    return {k: _as_int(v) for k, v in dict(value).items()}
-
-
-def _blame(clause: str, *outcomes: Observed) -> str:
-    """Rule 9 owns malformed arguments, lifecycle errors and unknown ids, whatever the call."""
-    if any(o.error in _RULE9 for o in outcomes):
-        return "S9"
-    return clause
-
-
-_MALFORMED_SUBMITS: tuple[tuple[str, Any, Any, Any], ...] = (
-    ("an unhashable task id", ["x"], (), None),
-    ("deps given as a str", "a", "bc", None),
-    ("deps given as bytes", "a", b"bc", None),
-    ("deps None", "a", None, None),
-    ("an unhashable dependency", "a", [["b"]], None),
-    ("a non-callable fn", "a", (), _Malformed()),
-)
-
-
-class SchedulerMachine(SuiteMachine):
-    """The differential machine. Attributes a mixin (the concurrent rounds) may rely on:
-
-    * ``self.model`` -- the reference ``schedcheck.model.Scheduler`` (None before ``build``);
-    * ``self.target`` -- the target instance, built by ``self.factory(max_concurrency)``;
-    * ``self.max_concurrency`` -- the value both were built with;
-    * ``self.trace`` / ``self.result`` / ``self.ctx`` -- see :class:`SuiteMachine`;
-    * ``self.universe`` -- every id mentioned so far (info() is compared for each);
-    * ``self.claimed`` -- every (id, generation) claimed so far (by any worker);
-    * ``self.expect(clause, step, expected, actual)`` / ``self.diverge(...)`` -- comparison;
-    * ``self.compare_infos(after=...)`` -- the per-step state comparison and invariants (a
-      mixin calls it after its own round; the ``@invariant`` calls it after every rule).
-    """
-
-    system: ClassVar[str] = "scheduler"
-    factory: ClassVar[Callable[[int], Any]]
-    support: ClassVar[Support] = Support(False, False, False, False)
+class SchedulerMachine(SchedulerChecks):
+    """The differential machine: the rules (the state and the checks are in
+    :class:`~schedcheck.harness.sched_checks.SchedulerChecks`, whose docstring lists what a
+    mixin may rely on); :func:`make_scheduler_machine` binds it to a factory."""
 
     claims = Bundle("claims")
     tasks = Bundle("tasks")
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.model: ModelScheduler | None = None
-        self.target: Any = None
-        self.max_concurrency = 0
-        self.universe: dict[Any, None] = dict.fromkeys(IDS)
-        self.claimed: set[tuple[Any, int]] = set()
-        self.reported: set[tuple[Any, int]] = set()  # claims already given a complete/fail
-        #: (id, generation) -> (state, cause) once terminal: neither may change again
-        self.terminal_seen: dict[tuple[Any, int], tuple[str, Any]] = {}
-        self.most_blocked = 0  # most BLOCKED tasks seen at once (a hypothesis.target score)
-        self._dirty = False  # a call was made since the last compare_infos()
-        self.last_clause = "S1"
-        self.last_words = "construction"
-        self._holders: dict[str, set[tuple[Any, int]]] = {w: set() for w in WORKERS}
-
-    # ---- helpers ---------------------------------------------------------------------------
-
-    @property
-    def m(self) -> ModelScheduler:
-        assert self.model is not None
-        return self.model
-
-    def _started(self) -> bool:
-        return bool(getattr(self.m, "_started", False))
-
-    def _step(self, code: str, words: str, clause: str, thread: str | None = None,
-              *, compare_first: bool = True) -> Step:
-        """Record the next call. The states are compared *before* it when the previous call
-        has not been checked yet (compound rules: chains, graphs, worker rounds)."""
-        if compare_first and self._dirty:
-            self.compare_infos()
-        self._dirty = True
-        self.last_clause = clause
-        self.last_words = words
-        return self.trace.add(code, words, clause=clause, thread=thread)
-
-    def _expect(self, clause: str, step: Step, exp: Observed, act: Observed, *,
-                check: str | None, also: tuple[str, ...] = (), story: str = "") -> None:
-        """Compare; a mismatch is blamed on rule 9 when an error of its class is involved,
-        else on ``clause``. Both ``clause`` and (for errors) S9 count as exercised."""
-        hypothesis.event(_event_label(step.code, exp))
-        blame = _blame(clause, exp, act)
-        extra = also + ((clause,) if blame != clause else ()) + (("S9",) if not exp.ok else ())
-        self.expect(blame, step, exp, act, check=check, also=tuple(dict.fromkeys(
-            e for e in extra if e != blame)), story=story)
-
-    def _graph(self) -> dict[Any, tuple[Any, ...]]:
-        """The model-side graph: every known id -> its required and optional deps."""
-        return {t: tuple(self.m.deps_of(t)) + tuple(self.m.optional_of(t))
-                for t in self.m.task_ids()}
-
-    def snapshot(self) -> dict[str, Any]:
-        if self.model is None or self.target is None:
-            return {}
-        def rows(obj: Any, model: bool) -> dict[str, Any]:
-            out: dict[str, Any] = {}
-            for tid in self.universe:
-                o = (observe_model if model else observe)(obj.info, tid, norm=adapt.norm_info)
-                if o.ok:
-                    _, gen, state, cause = o.value
-                    out[repr(tid)] = {"state": state, "generation": gen,
-                                      "cause": list(cause) if cause else None}
-            return out
-        edges = [[repr(d), repr(t)] for t, ds in self._graph().items() for d in ds]
-        return {"model": rows(self.model, True), "impl": rows(self.target, False),
-                "edges": edges}
-
     # ---- construction ------------------------------------------------------------------------
 
-    @initialize(target=claims, mc=st.sampled_from((0, 1, 1, 2, 2, 3, 5, _BIG)),
+    @initialize(target=claims, mc=st.sampled_from((0, 1, 1, 2, 2, 3, 5, BIG)),
                 preset=st.sampled_from(("scenario", "started graph", "empty", "started graph",
                                         "scenario")),
                 order=st.permutations(IDS),
                 picks=st.lists(st.lists(st.integers(0, 5), max_size=2), min_size=len(IDS),
                                max_size=len(IDS)),
-                scenario=st.sampled_from(SCENARIOS))
+                scenario=st.sampled_from(tuple(SCENARIOS)))
     def build(self, mc: int, preset: str, order: list[str], picks: list[list[int]],
               scenario: str) -> Any:
         """Build both sides; most runs begin with a started acyclic graph or one of the
@@ -322,7 +125,7 @@ class SchedulerMachine(SuiteMachine):
         if preset == "started graph":
             self.submit_dag(order, picks, True)
         elif preset == "scenario":
-            return multiple(*self._scenario(scenario, order))
+            return multiple(*self._play(scenario, order))
         return multiple()
 
     def _build(self, mc: int) -> None:
@@ -338,9 +141,7 @@ class SchedulerMachine(SuiteMachine):
     def _construct_malformed(self, arg: Any) -> None:
         step = self._step(f"factory({arg!r})", f"build a scheduler with max_concurrency={arg!r}",
                           "S9")
-        exp = observe_model(ModelScheduler, arg)
-        act = observe(type(self).factory, arg)
-        self._expect("S9", step, exp, act, check=check_expr(exp, None))
+        self.compare_call("S9", step, ModelScheduler, type(self).factory, arg)
 
     # ---- submit (rules 1, 7) -------------------------------------------------------------
 
@@ -356,24 +157,21 @@ class SchedulerMachine(SuiteMachine):
         except TypeError:
             known = False
         clause = "S7" if known else "S1"
-        name = self.trace.fresh_name("gen")
-        code = call_code("submit", tid, assign=name, **kwargs)
-        step = self._step(code, words or f"submit {tid!r} depending on {deps!r}", clause, thread)
         graph_before = self._graph()
-        exp = observe_model(self.m.submit, tid, **_fresh(kwargs))
-        act = observe(self.target.submit, tid, **_fresh(kwargs), norm=_as_int)
-        self.exercise("S-T1")
-        if known:
-            self.exercise("S-T5")
-        if optional is not None:
-            self.exercise("S-X-OPTIONAL")
-        self._check_error_data(clause, step, exp, act)
-        if exp.error == "CycleError" or act.error == "CycleError":
-            proposed = dict(graph_before)
-            new = tuple(deps) + tuple(optional or ())
-            proposed[tid] = new
-            self._check_cycle_oracle(step, exp, act, proposed, new_task=tid)
-        self._expect(clause, step, exp, act, check=check_expr(exp, name))
+
+        def checks(step: Step, exp: Observed, act: Observed) -> None:
+            self.exercise("S-T1", *(("S-T5",) if known else ()),
+                          *(("S-X-OPTIONAL",) if optional is not None else ()))
+            self._check_error_data(clause, step, exp, act)
+            if exp.error == "CycleError" or act.error == "CycleError":
+                proposed = dict(graph_before)
+                proposed[tid] = tuple(deps) + tuple(optional or ())
+                self._check_cycle_oracle(step, exp, act, proposed, new_task=tid)
+
+        exp = self._call("submit", tid, kwargs=kwargs, clause=clause,
+                         name=self.trace.fresh_name("gen"),
+                         words=words or f"submit {tid!r} depending on {deps!r}", thread=thread,
+                         target_norm=as_int, checks=checks)
         if exp.ok:
             with contextlib.suppress(TypeError):
                 self.universe.setdefault(tid, None)
@@ -383,7 +181,7 @@ class SchedulerMachine(SuiteMachine):
           deps=st.lists(st.sampled_from(IDS), max_size=3),
           form=st.sampled_from(("tuple", "list", "iter")), with_fn=st.booleans())
     def submit(self, tid: str, deps: list[str], form: str, with_fn: bool) -> str:
-        self._submit(tid, _deps_form(deps, form), noop if with_fn else None)
+        self._submit(tid, deps_form(deps, form), noop if with_fn else None)
         return tid
 
     @rule(tid=st.sampled_from(IDS), others=st.lists(st.sampled_from(IDS), max_size=1))
@@ -397,7 +195,7 @@ class SchedulerMachine(SuiteMachine):
         if kind == "construct":
             self._construct_malformed((-1, True, 1.5, "2")[index % 4])
         elif kind == "submit":
-            words, tid, deps, fn = _MALFORMED_SUBMITS[index % len(_MALFORMED_SUBMITS)]
+            words, tid, deps, fn = MALFORMED_SUBMITS[index % len(MALFORMED_SUBMITS)]
             self._submit(tid, deps, fn, words=f"submit with {words}")
         else:
             self._ready("w1", (-1, True, 1.5)[index % 3])
@@ -442,66 +240,20 @@ class SchedulerMachine(SuiteMachine):
         self._submit(tid, tuple(deps), None, optional=tuple(optional),
                      words=f"submit {tid!r} depending on {deps!r}, optionally on {optional!r}")
 
-    def _check_error_data(self, clause: str, step: Step, exp: Observed, act: Observed) -> None:
-        """UnknownDependencyError: ``.task_id`` and ``.missing`` are fixed by rule 2/7."""
-        if exp.error != "UnknownDependencyError" or act.error != "UnknownDependencyError":
-            return
-        want = (getattr(exp.exc, "task_id", None), list(getattr(exp.exc, "missing", [])))
-        try:
-            got = (getattr(act.exc, "task_id", "<missing>"),
-                   list(getattr(act.exc, "missing", ["<missing>"])))
-        except TypeError:
-            got = (getattr(act.exc, "task_id", "<missing>"), ["<not a list>"])
-        if want != got:
-            step.expected = f"UnknownDependencyError(task_id={want[0]!r}, missing={want[1]!r})"
-            step.actual = f"UnknownDependencyError(task_id={got[0]!r}, missing={got[1]!r})"
-            self.diverge(clause, f"{step.words}: `{step.code}` raised UnknownDependencyError "
-                         f"with task_id/missing {got!r}; the contract fixes {want!r} (the "
-                         "first task in submission sequence, missing ids in deps order)",
-                         step=step)
-
-    def _check_cycle_oracle(self, step: Step, exp: Observed, act: Observed,
-                            graph: dict[Any, tuple[Any, ...]], new_task: Any = None) -> None:
-        """networkx decides whether a CycleError is due; a reported cycle must be real."""
-        if exp.error not in (None, "CycleError"):
-            return  # an error of higher precedence is due (rule 9): the replies decide
-        self.exercise("S-ORACLE-CYCLE", "S-T4")
-        cyclic = oracles.has_cycle(graph)
-        if (exp.error == "CycleError") != cyclic:
-            raise contract.SchedcheckInternalError(
-                f"the model {'raised' if exp.error else 'did not raise'} CycleError at "
-                f"`{step.code}` but networkx says the graph {graph!r} is "
-                f"{'cyclic' if cyclic else 'acyclic'}: a bug in the model")
-        if act.error == "CycleError":
-            cycle = getattr(act.exc, "cycle", None)
-            problem = oracles.cycle_problem(cycle, graph)
-            if problem is None and new_task is not None and new_task not in list(cycle or []):
-                problem = (f".cycle {cycle!r} does not go through {new_task!r}: a cycle "
-                           "closed by a submit after start() contains one of its new edges")
-            if problem is not None:
-                step.expected = "raises CycleError with a real cycle"
-                step.actual = f"raises CycleError(cycle={cycle!r})"
-                self.diverge("S-ORACLE-CYCLE", f"{step.words}: `{step.code}`: {problem}",
-                             step=step, snapshot={"cycle": [repr(x) for x in cycle or []]})
-        elif cyclic and act.error is None:
-            step.expected, step.actual = "raises CycleError", repr(act)
-            self.diverge("S-ORACLE-CYCLE", f"{step.words}: `{step.code}` did not raise "
-                         f"CycleError, but the graph has a cycle (networkx)", step=step)
-
     # ---- start (rule 2) ------------------------------------------------------------------
 
     @rule()
     def start(self) -> None:
-        step = self._step(call_code("start"), "start scheduling", "S2")
         graph = self._graph()
-        exp = observe_model(self.m.start)
-        act = observe(self.target.start)
-        self._check_error_data("S2", step, exp, act)
-        all_known = all(d in graph for ds in graph.values() for d in ds)
-        if all_known and exp.error in (None, "CycleError") and not getattr(
-                self.m, "_closed", False):
-            self._check_cycle_oracle(step, exp, act, graph)
-        self._expect("S2", step, exp, act, check=check_expr(exp, None))
+
+        def checks(step: Step, exp: Observed, act: Observed) -> None:
+            self._check_error_data("S2", step, exp, act)
+            all_known = all(d in graph for ds in graph.values() for d in ds)
+            if all_known and exp.error in (None, "CycleError") and not getattr(
+                    self.m, "_closed", False):
+                self._check_cycle_oracle(step, exp, act, graph)
+
+        self._call("start", clause="S2", words="start scheduling", checks=checks)
 
     # ---- ready (rule 3) ------------------------------------------------------------------
 
@@ -542,23 +294,25 @@ class SchedulerMachine(SuiteMachine):
         return got  # every claim stays replayable: later callbacks are late or duplicates
 
     def _ready(self, worker: str, limit: Any) -> Any:
-        name = self.trace.fresh_name("claim")
         kwargs = {} if limit is None else {"limit": limit}
         words = (f"worker {worker[1:]} claims " +
                  ("every READY task it may" if limit is None else f"up to {limit!r} tasks"))
-        step = self._step(call_code("ready", assign=name, **kwargs), words, "S3", worker)
         running_before = sum(1 for t in self.m.task_ids()
                              if self.m.info(t).state is contract.TaskState.RUNNING)
-        exp = observe_model(self.m.ready, **kwargs, norm=adapt.norm_claims)
-        act = observe(self.target.ready, **kwargs, norm=adapt.norm_claims)
-        self.exercise("S-T5")
-        if sum(1 for held in self._holders.values() if held) > 1:
-            self.exercise("S-T6")
-        if act.ok:
-            step.expected, step.actual = repr(exp), repr(act)
-            step.check = check_expr(exp, name, "norm_claims")
-            self._check_claims(step, act.value, running_before)
-        self._expect("S3", step, exp, act, check=check_expr(exp, name, "norm_claims"))
+
+        def checks(step: Step, exp: Observed, act: Observed) -> None:
+            self.exercise("S-T5")
+            if sum(1 for held in self._holders.values() if held) > 1:
+                self.exercise("S-T6")
+            if act.ok:
+                step.expected, step.actual = repr(exp), repr(act)
+                step.check = check_expr(exp, name, "norm_claims")
+                self._check_claims(step, act.value, running_before)
+
+        name = self.trace.fresh_name("claim")
+        exp = self._call("ready", kwargs=kwargs, clause="S3", words=words, thread=worker,
+                         name=name, norm=adapt.norm_claims, norm_name="norm_claims",
+                         checks=checks)
         if not exp.ok:
             return multiple()
         refs = []
@@ -568,128 +322,19 @@ class SchedulerMachine(SuiteMachine):
             refs.append(ClaimRef(tid, gen, worker, f"{name}[{i}]"))
         return multiple(*refs)
 
-    def _check_claims(self, step: Step, claims: list[tuple[Any, int]], running: int) -> None:
-        self.exercise("S-CLAIM-ONCE", "S-CLAIM-DEPS")
-        seen: set[tuple[Any, int]] = set()
-        for c in claims:
-            if c in self.claimed or c in seen:
-                self.diverge("S-CLAIM-ONCE", f"{step.words}: `{step.code}` handed out "
-                             f"{c[0]!r} generation {c[1]} again: each generation is claimed "
-                             "at most once", step=step)
-            seen.add(c)
-        if running + len(claims) > self.max_concurrency:
-            self.diverge("S-CLAIM-ONCE", f"{step.words}: `{step.code}` returned "
-                         f"{len(claims)} claims with {running} already RUNNING, over "
-                         f"max_concurrency={self.max_concurrency}", step=step)
-        for tid, _gen in claims:
-            if tid not in self.m.task_ids():
-                continue  # an id the model never saw: the reply comparison reports it
-            for dep in self.m.deps_of(tid):
-                state = self.m.info(dep).state.name
-                if state != "SUCCEEDED":
-                    self.diverge("S-CLAIM-DEPS", f"{step.words}: `{step.code}` claimed "
-                                 f"{tid!r} while its dependency {dep!r} is {state}", step=step)
-            for dep in self.m.optional_of(tid):
-                state = self.m.info(dep).state.name
-                if state not in _TERMINAL:
-                    self.diverge("S-CLAIM-DEPS", f"{step.words}: `{step.code}` claimed "
-                                 f"{tid!r} while its optional dependency {dep!r} is {state} "
-                                 "(not terminal)", step=step)
-
     # ---- classic scenarios (the seed's "what the interviewer tests") ---------------------
 
-    @rule(target=claims, scenario=st.sampled_from(SCENARIOS), order=st.permutations(IDS))
+    @rule(target=claims, scenario=st.sampled_from(tuple(SCENARIOS)),
+          order=st.permutations(IDS))
     def classic(self, scenario: str, order: list[str]) -> Any:
-        """One small adversarial template with drawn ids (see SCENARIOS); its claims join the
-        bundle, so later callbacks on them are late or duplicates."""
-        return multiple(*self._scenario(scenario, order))
+        """One small adversarial template with drawn ids (``sched_scenarios``); its claims join
+        the bundle, so later callbacks on them are late or duplicates."""
+        return multiple(*self._play(scenario, order))
 
-    def _scenario(self, kind: str, ids: list[str]) -> list[ClaimRef]:
-        """Run the template ``kind`` on the ids ``ids[0]``, ``ids[1]``, ... (resubmits when
-        they exist already; errors are compared like any other call)."""
-        a, z, j, b, c, _ = ids
-        refs: list[ClaimRef] = []
-
-        def sub(tid: str, *deps: str) -> None:
-            self._submit(tid, deps, None,
-                         words=f"{kind}: submit {tid!r} depending on {list(deps)!r}")
-
-        def claim(limit: int | None = None) -> None:
-            refs.extend(self._ready("w1", limit).values)
-
-        def report(tid: str, op: str, times: int = 1) -> None:
-            """Report the latest claim of ``tid`` (``times`` > 1: duplicate callbacks)."""
-            for ref in reversed(refs):
-                if ref.task_id == tid:
-                    for _ in range(times):
-                        self.report(ref, op, None)
-                    return
-
-        if kind == "join, duplicate complete":  # two deps completing; a retried callback
-            sub(a)
-            sub(z)
-            sub(j, a, z)
-            self.start()
-            claim()
-            report(a, "complete", 2)
-            report(z, "complete")
-        elif kind == "diamond, duplicate complete":
-            sub(a)
-            sub(b, a)
-            sub(c, a)
-            sub(j, b, c)
-            self.start()
-            claim()
-            report(a, "complete")
-            claim()
-            report(b, "complete", 2)
-            report(c, "complete")
-        elif kind == "join, both deps fail":  # failure propagation, a second root
-            sub(a)
-            sub(z)
-            sub(j, a, z)
-            sub(b, j)
-            self.start()
-            claim()
-            report(a, "fail")
-            report(z, "fail", 2)
-            self._callback("cancel", z, None, words=f"{kind}: cancel {z!r}")
-        elif kind == "claims at the concurrency limit":  # slots partly used, then limit=None
-            for tid in ids:
-                sub(tid)
-            self.start()
-            claim(1)
-            claim()
-            claim()
-        elif kind == "late callback after resubmit":  # an old generation's worker reports
-            sub(a)
-            sub(j, a)
-            self.start()
-            claim()
-            report(a, "complete")
-            sub(a)
-            report(a, "complete")
-            claim()
-            report(j, "complete")
-            report(a, "fail")
-        elif kind == "resubmit a dependency with a live dependent":
-            sub(a)
-            sub(z)
-            sub(j, a, z)
-            self.start()
-            claim()
-            report(a, "complete")
-            sub(a)
-            report(z, "complete")
-            claim()
-            report(a, "complete", 2)
-        elif kind == "resubmit drops a dependency, then the reverse edge":
-            sub(a)
-            sub(z, a)
-            self.start()
-            sub(z)
-            sub(a, z)
-        return refs
+    def _play(self, kind: str, ids: list[str]) -> list[ClaimRef]:
+        play = Play(self, kind)
+        SCENARIOS[kind](play, ids)
+        return play.refs
 
     # ---- callbacks (rules 4-6) -----------------------------------------------------------
 
@@ -699,21 +344,19 @@ class SchedulerMachine(SuiteMachine):
                   "cancel_requested": "S6"}[op]
         args: tuple[Any, ...] = (tid,) if gen is None and op == "cancel" else (tid, gen)
         kwargs = {"error": error} if error is not None else {}
-        prefix = "flag" if op == "cancel_requested" else "reply"
-        name = self.trace.fresh_name(prefix)
-        step = self._step(call_code(op, *args, assign=name, **kwargs), words, clause, thread)
-        norm: Callable[[Any], Any] = bool if op == "cancel_requested" else adapt.norm_reply
-        exp = observe_model(getattr(self.m, op), *args, **kwargs, norm=norm)
-        act = observe(getattr(self.target, op), *args, **kwargs, norm=norm)
-        extra: tuple[str, ...] = {"complete": ("S-T3",), "fail": ("S-T4",),
-                                  "cancel": ("S-T4",)}.get(op, ())
-        if late or (exp.ok and isinstance(exp.value, tuple)
-                    and exp.value[0] in ("STALE", "DUPLICATE")):
-            extra += ("S-T6",)  # a late or duplicate callback
-        self._expect(clause, step, exp, act, also=extra,
-                     check=check_expr(exp, name, None if op == "cancel_requested"
-                                      else "norm_reply"))
-        return exp
+        flag = op == "cancel_requested"
+        norm: Callable[[Any], Any] = bool if flag else adapt.norm_reply
+
+        def checks(step: Step, exp: Observed, act: Observed) -> None:
+            if late or (exp.ok and isinstance(exp.value, tuple)
+                        and exp.value[0] in ("STALE", "DUPLICATE")):
+                self.exercise("S-T6")  # a late or duplicate callback
+
+        return self._call(op, *args, kwargs=kwargs, clause=clause, words=words, thread=thread,
+                          name=self.trace.fresh_name("flag" if flag else "reply"), norm=norm,
+                          norm_name=None if flag else "norm_reply", checks=checks,
+                          also={"complete": ("S-T3",), "fail": ("S-T4",),
+                                "cancel": ("S-T4",)}.get(op, ()))
 
     @rule(claim=claims, op=st.sampled_from(("complete", "complete", "fail")),
           error=st.sampled_from((None, "boom")))
@@ -773,39 +416,33 @@ class SchedulerMachine(SuiteMachine):
         schedule something first."""
         if not now:
             return
-        name = self.trace.fresh_name("closed")
-        step = self._step(call_code("close", assign=name), "close the scheduler", "S8")
-        exp = observe_model(self.m.close, norm=_as_list)
-        act = observe(self.target.close, norm=_as_list)
-        self._expect("S8", step, exp, act, check=check_expr(exp, name))
+        self._call("close", clause="S8", words="close the scheduler",
+                   name=self.trace.fresh_name("closed"), norm=as_list)
 
     # ---- extensions ----------------------------------------------------------------------
 
     @precondition(lambda self: self.support.add_dependency)
     @rule(tid=tasks, dep=st.sampled_from(IDS))
     def add_dependency(self, tid: str, dep: str) -> None:
-        name = self.trace.fresh_name("reply")
-        step = self._step(call_code("add_dependency", tid, dep, assign=name),
-                          f"add the dependency {dep!r} to {tid!r}", "S-X-ADDDEP")
         graph = self._graph()
-        exp = observe_model(self.m.add_dependency, tid, dep, norm=adapt.norm_reply)
-        act = observe(self.target.add_dependency, tid, dep, norm=adapt.norm_reply)
-        self._check_error_data("S-X-ADDDEP", step, exp, act)
-        if self._started() and (exp.error == "CycleError" or act.error == "CycleError"):
-            graph[tid] = (*graph.get(tid, ()), dep)
-            self._check_cycle_oracle(step, exp, act, graph, new_task=tid)
-        self._expect("S-X-ADDDEP", step, exp, act, check=check_expr(exp, name, "norm_reply"))
+
+        def checks(step: Step, exp: Observed, act: Observed) -> None:
+            self._check_error_data("S-X-ADDDEP", step, exp, act)
+            if self._started() and (exp.error == "CycleError" or act.error == "CycleError"):
+                graph[tid] = (*graph.get(tid, ()), dep)
+                self._check_cycle_oracle(step, exp, act, graph, new_task=tid)
+
+        self._call("add_dependency", tid, dep, clause="S-X-ADDDEP",
+                   words=f"add the dependency {dep!r} to {tid!r}",
+                   name=self.trace.fresh_name("reply"), norm=adapt.norm_reply,
+                   norm_name="norm_reply", checks=checks)
 
     @precondition(lambda self: self.support.retry)
     @rule(tid=tasks, cascade=st.booleans())
     def retry(self, tid: str, cascade: bool) -> None:
-        name = self.trace.fresh_name("retried")
-        step = self._step(call_code("retry", tid, assign=name, cascade=cascade),
-                          f"retry {tid!r}{' and its blocked subtree' if cascade else ''}",
-                          "S-X-RETRY")
-        exp = observe_model(self.m.retry, tid, cascade=cascade, norm=_as_dict)
-        act = observe(self.target.retry, tid, cascade=cascade, norm=_as_dict)
-        self._expect("S-X-RETRY", step, exp, act, check=check_expr(exp, f"dict({name})"))
+        self._call("retry", tid, kwargs={"cascade": cascade}, clause="S-X-RETRY",
+                   words=f"retry {tid!r}{' and its blocked subtree' if cascade else ''}",
+                   name=self.trace.fresh_name("retried"), norm=as_dict, norm_name="dict")
 
     # ---- the graphlib oracle -------------------------------------------------------------
 
@@ -821,12 +458,12 @@ class SchedulerMachine(SuiteMachine):
             for i, ds in enumerate(shape)}
         self.exercise("S-ORACLE-TOPO")
         obj = self.trace.fresh_name("topo")
-        step = self._step(f"{obj} = factory({_BIG})",
-                          f"build a second scheduler with max_concurrency={_BIG}",
+        step = self._step(f"{obj} = factory({BIG})",
+                          f"build a second scheduler with max_concurrency={BIG}",
                           "S-ORACLE-TOPO")
-        built = observe(type(self).factory, _BIG)
+        built = observe(type(self).factory, BIG)
         if not built.ok:
-            self.diverge("S-ORACLE-TOPO", f"factory({_BIG}) {built.describe()}", step=step)
+            self.diverge("S-ORACLE-TOPO", f"factory({BIG}) {built.describe()}", step=step)
         t = built.value
         order = list(graph)[::-1] if reverse else list(graph)
         for tid in order:
@@ -858,197 +495,12 @@ class SchedulerMachine(SuiteMachine):
                                   compare_first=False)
                 self._oracle_ok(step, observe(t.complete, tid, gen, norm=adapt.norm_reply))
 
-    def _oracle_ok(self, step: Step, got: Observed) -> None:
-        if not got.ok:
-            step.expected, step.actual = "no error", repr(got)
-            self.diverge("S-ORACLE-TOPO", f"`{step.code}` {got.describe()} on an acyclic "
-                         "graph with every dependency submitted", step=step)
-
     # ---- after every step ------------------------------------------------------------------
 
     @invariant()
     def states_agree(self) -> None:
         if self.model is not None and self.target is not None and self._dirty:
             self.compare_infos()
-
-    def compare_infos(self) -> None:
-        """Target-side invariants, then info() of every mentioned id against the model, then
-        both sides' check_invariants()."""
-        self._dirty = False
-        known_ids = set(self.m.task_ids())
-        # every known id, and one unknown id per step (both sides must raise UnknownTaskError)
-        ids = [t for t in self.universe if t in known_ids]
-        ids += [t for t in self.universe if t not in known_ids][:1]
-        model_infos = {t: observe_model(self.m.info, t, norm=adapt.norm_info) for t in ids}
-        target_infos = {t: observe(self.target.info, t, norm=adapt.norm_info) for t in ids}
-        known = [t for t, o in model_infos.items() if o.ok]
-        blocked = sum(1 for o in model_infos.values() if o.ok and o.value[2] == "BLOCKED")
-        self.most_blocked = max(self.most_blocked, blocked)
-        if known:
-            self.exercise("S-T1", "S-INV", "S-TERMINAL")
-        self._target_invariants(target_infos)
-        for tid, exp in model_infos.items():
-            act = target_infos[tid]
-            if exp != act:
-                name = self.trace.fresh_name("info")
-                step = self.trace.add(call_code("info", tid, assign=name),
-                                      f"look at {tid!r}", clause=self.last_clause)
-                self.expect(_blame(self.last_clause, exp, act) if not exp.ok
-                            else self.last_clause, step, exp, act,
-                            check=check_expr(exp, name, "norm_info"),
-                            story=f"after '{self.last_words}' the states differ")
-        for o in model_infos.values():
-            if o.ok:
-                tid, gen, state, _ = o.value
-                if state in _TERMINAL:
-                    self.terminal_seen[(tid, gen)] = (state, o.value[3])
-        if self.support.optional:
-            self._compare_optional_failed([t for t in ids if t in known_ids])
-        try:
-            self.m.check_invariants()
-        except AssertionError as exc:
-            raise contract.SchedcheckInternalError(
-                f"the model broke its own invariant after '{self.last_words}': {exc}") from exc
-        if self.support.check_invariants:
-            got = observe(self.target.check_invariants)
-            if not got.ok:
-                step = self.trace.add(call_code("check_invariants"),
-                                      "the target checks its own invariants", clause="S-INV")
-                step.expected, step.actual = "None", got.describe()
-                self.diverge("S-INV", f"after '{self.last_words}' the target's own "
-                             f"check_invariants() {got.describe()}", step=step)
-
-    def _compare_optional_failed(self, ids: list[Any]) -> None:
-        """S-X-OPTIONAL: the optional dependencies recorded as dead (``optional_failed``), as
-        a set, for tasks with optional edges -- when the target's info() has the attribute."""
-        for tid in ids:
-            if not self.m.optional_of(tid):
-                continue
-            exp = observe_model(self.m.info, tid, norm=_optional_failed)
-            act = observe(self.target.info, tid, norm=_optional_failed)
-            if act.ok and act.value is None:
-                return  # the target does not record it: nothing to compare
-            self.exercise("S-X-OPTIONAL")
-            if exp != act:
-                name = self.trace.fresh_name("info")
-                step = self.trace.add(call_code("info", tid, assign=name),
-                                      f"look at the optional dependencies of {tid!r} found "
-                                      "dead", clause="S-X-OPTIONAL")
-                self.expect("S-X-OPTIONAL", step, exp, act,
-                            check=f"set({name}.optional_failed) == {exp.value!r}",
-                            story=f"after '{self.last_words}', optional_failed differs")
-
-    def _target_invariants(self, infos: dict[Any, Observed]) -> None:
-        states = {t: o.value for t, o in infos.items() if o.ok and _well_formed(o.value)}
-        running = 0
-        for tid, (_, gen, state, cause) in states.items():
-            running += state == "RUNNING"
-            seen = self.terminal_seen.get((tid, gen))
-            if seen is not None and state != seen[0]:
-                self._info_violation("S-TERMINAL", tid, infos[tid],
-                                     f"{tid!r} generation {gen} was {seen[0]} and is now "
-                                     f"{state}: a terminal generation never leaves its state")
-            if seen is not None and cause != seen[1]:
-                self._info_violation("S-TERMINAL", tid, infos[tid],
-                                     f"{tid!r} generation {gen} is {state} with cause "
-                                     f"{seen[1]!r}, now {cause!r}: a terminal generation keeps "
-                                     "its cause (a BLOCKED one, the first propagation's)")
-            if state in ("PENDING", "READY") and tid in self.m.task_ids():
-                for dep in self.m.deps_of(tid):
-                    d = states.get(dep)
-                    if d is not None and d[2] in _DEAD:
-                        self._info_violation("S-INV", tid, infos[tid],
-                                             f"{tid!r} is {state} while its dependency "
-                                             f"{dep!r} is {d[2]}: it should be BLOCKED")
-            if state == "BLOCKED":
-                problem = self._blocked_problem(tid, cause, states)
-                if problem:
-                    self._info_violation("S-INV", tid, infos[tid], problem)
-        if running > self.max_concurrency:
-            self.exercise("S-CLAIM-ONCE")
-            self._info_violation("S-CLAIM-ONCE", next(iter(states)), None,
-                                 f"{running} tasks are RUNNING, over max_concurrency="
-                                 f"{self.max_concurrency}")
-
-    def _blocked_problem(self, tid: Any, cause: Any,
-                         states: dict[Any, Any]) -> str | None:
-        if cause is None or cause[0] not in ("FAILED", "CANCELLED"):
-            return (f"{tid!r} is BLOCKED with cause {cause!r}; a BLOCKED task carries its "
-                    "root's cause, of kind 'failed' or 'cancelled'")
-        kind, root, g = cause
-        now = states.get(root)
-        seen = self.terminal_seen.get((root, g))
-        root_state = now[2] if now is not None and now[1] == g else (seen and seen[0])
-        if root_state != kind:
-            return (f"{tid!r} is BLOCKED by {kind.lower()} {root!r} g{g}, but that generation "
-                    f"is {root_state or 'not known to have ended'}")
-        return None
-
-    def _info_violation(self, clause: str, tid: Any, got: Observed | None, message: str) -> None:
-        name = self.trace.fresh_name("info")
-        step = self.trace.add(call_code("info", tid, assign=name), f"look at {tid!r}",
-                              clause=clause)
-        exp = observe_model(self.m.info, tid, norm=adapt.norm_info)
-        step.expected, step.actual = repr(exp), repr(got) if got else ""
-        step.check = check_expr(exp, name, "norm_info")
-        self.diverge(clause, f"after '{self.last_words}': {message}", step=step)
-
-    def teardown(self) -> None:
-        if self.model is not None:
-            # steer the search towards runs that claim much and block much (visible in
-            # Hypothesis's statistics as target scores)
-            hypothesis.target(float(len(self.claimed)), label="claims")
-            hypothesis.target(float(self.most_blocked), label="blocked at once")
-        super().teardown()
-
-
-def _optional_failed(info: Any) -> frozenset[Any] | None:
-    value = getattr(info, "optional_failed", None)
-    return None if value is None else frozenset(value)
-
-
-def _event_label(code: str, exp: Observed) -> str:
-    """A low-cardinality label for Hypothesis's statistics: ``complete -> APPLIED``."""
-    method = code.split("(", 1)[0].rsplit(".", 1)[-1]
-    if not exp.ok:
-        what = str(exp.error)
-    elif isinstance(exp.value, tuple) and len(exp.value) == 2 and isinstance(exp.value[0], str):
-        what = exp.value[0]
-    elif isinstance(exp.value, (list, dict)):
-        what = f"{min(len(exp.value), 3)}{'+' if len(exp.value) >= 3 else ''} items"
-    else:
-        what = "ok"
-    return f"{method} -> {what}"
-
-
-def _well_formed(value: Any) -> bool:
-    return isinstance(value, tuple) and len(value) == 4
-
-
-def _deps_form(deps: list[str], form: str) -> Any:
-    if form == "list":
-        return list(deps)
-    if form == "iter":
-        return _Reiterable(deps)
-    return tuple(deps)
-
-
-class _Reiterable:
-    """An iterable that is not a list/tuple (a fresh iterator each time), printed as a list."""
-
-    def __init__(self, items: Iterable[Any]) -> None:
-        self.items = list(items)
-
-    def __iter__(self) -> Any:
-        return iter(self.items)
-
-    def __repr__(self) -> str:
-        return f"iter({self.items!r})"
-
-
-def _fresh(kwargs: dict[str, Any]) -> dict[str, Any]:
-    """A copy of the call's arguments so model and target never share a mutable deps list."""
-    return {k: (list(v) if isinstance(v, list) else v) for k, v in kwargs.items()}
 
 
 # --------------------------------------------------------------------------------------------
@@ -1103,29 +555,3 @@ def run_scheduler_suite(
     machine = make_scheduler_machine(factory, result=result, extra_bases=extra_bases)
     settings: hypothesis.settings = suite_settings(examples=examples, profile=profile)
     return run_suite(machine, result, settings, progress, seed=seed)
-
-
-def check_scheduler_scaling(
-    factory: Callable[[int], Any],
-    *,
-    n: int = 2000,
-    factor: int = 8,
-    threshold: float = 3.0,
-    repetitions: int = 3,
-) -> ScalingResult:
-    """S-COST: a whole run (build a layered DAG, start, claim and complete everything) at n and
-    factor*n tasks in one process; the per-task cost ratio must stay under ``threshold``.
-
-    A correct O(V+E) scheduler (heap claims, O(log V)) measures about 1.0-1.5; one that scans
-    every task per completion measures about ``factor`` (8). The large run gives up once the
-    ratio is surely above the threshold plus one.
-    """
-    def workload(size: int, deadline: float | None = None) -> None:
-        done = oracles.drain(factory, size, deadline)
-        if done != size:
-            raise contract.SchedcheckInternalError(
-                f"the scaling workload completed {done} of {size} tasks; the suite's "
-                "counterexample explains why (run the suite first)")
-
-    return measure_scaling(workload, n=n, factor=factor, threshold=threshold,
-                           repetitions=repetitions, what="task", give_up_ratio=threshold + 1.0)

@@ -1,0 +1,378 @@
+"""The scheduler suite's checks: per-run state and every comparison apart from the rules.
+
+:class:`SchedulerChecks` is the base of :class:`~schedcheck.harness.scheduler_suite.
+SchedulerMachine` (which holds the rules). It keeps the per-run state (the model, the target,
+the ids mentioned, the claims handed out, the terminal generations seen) and makes the checks
+on the *target's* answers that come before the equality with the model, so that a report names
+the specific clause:
+
+* S-CLAIM-ONCE -- no (id, generation) claimed twice; RUNNING <= max_concurrency;
+* S-CLAIM-DEPS -- a claimed task had every required dependency SUCCEEDED and every optional
+  one terminal when it was claimed (dependencies from the model-side graph);
+* S-TERMINAL   -- a terminal generation never changes state (nor its cause);
+* S-INV        -- no PENDING/READY task with a dead required dependency; BLOCKED carries a
+  root cause of kind failed/cancelled whose generation is FAILED/CANCELLED;
+* S-ORACLE-CYCLE -- networkx (``sched_oracles``) decides whether a CycleError is due, and a
+  reported ``.cycle`` must be a real simple cycle of the submitted graph;
+* UnknownDependencyError's ``task_id``/``missing``, fixed by the contract.
+
+After every step :meth:`SchedulerChecks.compare_infos` compares ``info()`` of every id
+mentioned (one unknown id too: both sides must raise UnknownTaskError), runs the model's
+``check_invariants()`` and the target's if it has one. One call is made and compared by
+:meth:`SchedulerChecks._call` (the shared ``SuiteMachine.compare_call``, with rule 9's blame).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, ClassVar
+
+import hypothesis
+
+from schedcheck import adapt, contract
+from schedcheck.harness import sched_oracles as oracles
+from schedcheck.harness.common import SuiteMachine
+from schedcheck.harness.outcomes import Observed, call_code, check_expr, observe, observe_model
+from schedcheck.harness.result import Step
+from schedcheck.harness.sched_fixtures import (
+    DEAD,
+    IDS,
+    TERMINAL,
+    WORKERS,
+    Support,
+    blame,
+    event_label,
+    optional_failed,
+    well_formed,
+)
+from schedcheck.model import Scheduler as ModelScheduler
+
+__all__ = ["SchedulerChecks"]
+
+
+class SchedulerChecks(SuiteMachine):
+    """Per-run state and the checks; the rules live in ``scheduler_suite.SchedulerMachine``.
+
+    Attributes a mixin (the concurrent rounds) may rely on:
+
+    * ``self.model`` -- the reference ``schedcheck.model.Scheduler`` (None before ``build``);
+      ``self.m`` the same, asserted built;
+    * ``self.target`` -- the target instance, built by ``self.factory(max_concurrency)``;
+    * ``self.max_concurrency`` -- the value both were built with;
+    * ``self.trace`` / ``self.result`` / ``self.ctx`` -- see :class:`SuiteMachine`;
+    * ``self.universe`` -- every id mentioned so far (info() is compared for each);
+    * ``self.claimed`` -- every (id, generation) claimed so far (by any worker);
+    * ``self.last_clause`` / ``self.last_words`` -- what the last call was (for the story);
+    * ``self.expect(clause, step, expected, actual)`` / ``self.diverge(...)`` -- comparison;
+    * ``self.compare_infos()`` -- the per-step state comparison and invariants (a mixin calls
+      it after its own round; the ``@invariant`` calls it after every rule).
+    """
+
+    system: ClassVar[str] = "scheduler"
+    factory: ClassVar[Callable[[int], Any]]
+    support: ClassVar[Support] = Support(False, False, False, False)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.model: ModelScheduler | None = None
+        self.target: Any = None
+        self.max_concurrency = 0
+        self.universe: dict[Any, None] = dict.fromkeys(IDS)
+        self.claimed: set[tuple[Any, int]] = set()
+        self.reported: set[tuple[Any, int]] = set()  # claims already given a complete/fail
+        #: (id, generation) -> (state, cause) once terminal: neither may change again
+        self.terminal_seen: dict[tuple[Any, int], tuple[str, Any]] = {}
+        self.most_blocked = 0  # most BLOCKED tasks seen at once (a hypothesis.target score)
+        self._dirty = False  # a call was made since the last compare_infos()
+        self.last_clause = "S1"
+        self.last_words = "construction"
+        self._holders: dict[str, set[tuple[Any, int]]] = {w: set() for w in WORKERS}
+
+    # ---- helpers ---------------------------------------------------------------------------
+
+    @property
+    def m(self) -> ModelScheduler:
+        assert self.model is not None
+        return self.model
+
+    def _started(self) -> bool:
+        return bool(getattr(self.m, "_started", False))
+
+    def _step(self, code: str, words: str, clause: str, thread: str | None = None,
+              *, compare_first: bool = True) -> Step:
+        """Record the next call. The states are compared *before* it when the previous call
+        has not been checked yet (compound rules: chains, graphs, worker rounds)."""
+        if compare_first and self._dirty:
+            self.compare_infos()
+        self._dirty = True
+        self.last_clause = clause
+        self.last_words = words
+        return self.trace.add(code, words, clause=clause, thread=thread)
+
+    def compare(self, clause: str, step: Step, expected: Observed, actual: Observed, *,
+                check: str | None = None, also: Iterable[str] = (), story: str = "") -> None:
+        """Compare; a mismatch is blamed on rule 9 when an error of its class is involved,
+        else on ``clause``. Both ``clause`` and (for errors) S9 count as exercised."""
+        hypothesis.event(event_label(step.code, expected))
+        blamed = blame(clause, expected, actual)
+        extra = (*also, *((clause,) if blamed != clause else ()),
+                 *(("S9",) if not expected.ok else ()))
+        self.expect(blamed, step, expected, actual, check=check, also=tuple(dict.fromkeys(
+            e for e in extra if e != blamed)), story=story)
+
+    def _graph(self) -> dict[Any, tuple[Any, ...]]:
+        """The model-side graph: every known id -> its required and optional deps."""
+        return {t: tuple(self.m.deps_of(t)) + tuple(self.m.optional_of(t))
+                for t in self.m.task_ids()}
+
+    def snapshot(self) -> dict[str, Any]:
+        if self.model is None or self.target is None:
+            return {}
+        def rows(obj: Any, model: bool) -> dict[str, Any]:
+            out: dict[str, Any] = {}
+            for tid in self.universe:
+                o = (observe_model if model else observe)(obj.info, tid, norm=adapt.norm_info)
+                if o.ok:
+                    _, gen, state, cause = o.value
+                    out[repr(tid)] = {"state": state, "generation": gen,
+                                      "cause": list(cause) if cause else None}
+            return out
+        edges = [[repr(d), repr(t)] for t, ds in self._graph().items() for d in ds]
+        return {"model": rows(self.model, True), "impl": rows(self.target, False),
+                "edges": edges}
+
+    # ---- one call, made on both sides ------------------------------------------------------
+
+    def _call(
+        self,
+        op: str,
+        *args: Any,
+        clause: str,
+        words: str,
+        name: str | None = None,
+        thread: str | None = None,
+        kwargs: Mapping[str, Any] | None = None,
+        norm: Callable[[Any], Any] | None = None,
+        norm_name: str | None = None,
+        target_norm: Callable[[Any], Any] | None = None,
+        checks: Callable[[Step, Observed, Observed], None] | None = None,
+        also: Iterable[str] = (),
+    ) -> Observed:
+        """Record ``[name = ]target.op(*args, **kwargs)`` (:meth:`_step`), call ``op`` on the
+        model and on the target, run ``checks`` and compare (:meth:`compare`); returns the
+        model's outcome. See ``SuiteMachine.compare_call`` for the other arguments."""
+        kw = dict(kwargs or {})
+        step = self._step(call_code(op, *args, assign=name, **kw), words, clause, thread)
+        return self.compare_call(clause, step, getattr(self.m, op), getattr(self.target, op),
+                                 *args, kwargs=kw, name=name, norm=norm, norm_name=norm_name,
+                                 target_norm=target_norm, checks=checks, also=also)
+
+    def _check_error_data(self, clause: str, step: Step, exp: Observed, act: Observed) -> None:
+        """UnknownDependencyError: ``.task_id`` and ``.missing`` are fixed by rule 2/7."""
+        if exp.error != "UnknownDependencyError" or act.error != "UnknownDependencyError":
+            return
+        want = (getattr(exp.exc, "task_id", None), list(getattr(exp.exc, "missing", [])))
+        try:
+            got = (getattr(act.exc, "task_id", "<missing>"),
+                   list(getattr(act.exc, "missing", ["<missing>"])))
+        except TypeError:
+            got = (getattr(act.exc, "task_id", "<missing>"), ["<not a list>"])
+        if want != got:
+            step.expected = f"UnknownDependencyError(task_id={want[0]!r}, missing={want[1]!r})"
+            step.actual = f"UnknownDependencyError(task_id={got[0]!r}, missing={got[1]!r})"
+            self.diverge(clause, f"{step.words}: `{step.code}` raised UnknownDependencyError "
+                         f"with task_id/missing {got!r}; the contract fixes {want!r} (the "
+                         "first task in submission sequence, missing ids in deps order)",
+                         step=step)
+
+    def _check_cycle_oracle(self, step: Step, exp: Observed, act: Observed,
+                            graph: dict[Any, tuple[Any, ...]], new_task: Any = None) -> None:
+        """networkx decides whether a CycleError is due; a reported cycle must be real."""
+        if exp.error not in (None, "CycleError"):
+            return  # an error of higher precedence is due (rule 9): the replies decide
+        self.exercise("S-ORACLE-CYCLE", "S-T4")
+        cyclic = oracles.has_cycle(graph)
+        if (exp.error == "CycleError") != cyclic:
+            raise contract.SchedcheckInternalError(
+                f"the model {'raised' if exp.error else 'did not raise'} CycleError at "
+                f"`{step.code}` but networkx says the graph {graph!r} is "
+                f"{'cyclic' if cyclic else 'acyclic'}: a bug in the model")
+        if act.error == "CycleError":
+            cycle = getattr(act.exc, "cycle", None)
+            problem = oracles.cycle_problem(cycle, graph)
+            if problem is None and new_task is not None and new_task not in list(cycle or []):
+                problem = (f".cycle {cycle!r} does not go through {new_task!r}: a cycle "
+                           "closed by a submit after start() contains one of its new edges")
+            if problem is not None:
+                step.expected = "raises CycleError with a real cycle"
+                step.actual = f"raises CycleError(cycle={cycle!r})"
+                self.diverge("S-ORACLE-CYCLE", f"{step.words}: `{step.code}`: {problem}",
+                             step=step, snapshot={"cycle": [repr(x) for x in cycle or []]})
+        elif cyclic and act.error is None:
+            step.expected, step.actual = "raises CycleError", repr(act)
+            self.diverge("S-ORACLE-CYCLE", f"{step.words}: `{step.code}` did not raise "
+                         f"CycleError, but the graph has a cycle (networkx)", step=step)
+
+    def _check_claims(self, step: Step, claims: list[tuple[Any, int]], running: int) -> None:
+        self.exercise("S-CLAIM-ONCE", "S-CLAIM-DEPS")
+        seen: set[tuple[Any, int]] = set()
+        for c in claims:
+            if c in self.claimed or c in seen:
+                self.diverge("S-CLAIM-ONCE", f"{step.words}: `{step.code}` handed out "
+                             f"{c[0]!r} generation {c[1]} again: each generation is claimed "
+                             "at most once", step=step)
+            seen.add(c)
+        if running + len(claims) > self.max_concurrency:
+            self.diverge("S-CLAIM-ONCE", f"{step.words}: `{step.code}` returned "
+                         f"{len(claims)} claims with {running} already RUNNING, over "
+                         f"max_concurrency={self.max_concurrency}", step=step)
+        for tid, _gen in claims:
+            if tid not in self.m.task_ids():
+                continue  # an id the model never saw: the reply comparison reports it
+            for dep in self.m.deps_of(tid):
+                state = self.m.info(dep).state.name
+                if state != "SUCCEEDED":
+                    self.diverge("S-CLAIM-DEPS", f"{step.words}: `{step.code}` claimed "
+                                 f"{tid!r} while its dependency {dep!r} is {state}", step=step)
+            for dep in self.m.optional_of(tid):
+                state = self.m.info(dep).state.name
+                if state not in TERMINAL:
+                    self.diverge("S-CLAIM-DEPS", f"{step.words}: `{step.code}` claimed "
+                                 f"{tid!r} while its optional dependency {dep!r} is {state} "
+                                 "(not terminal)", step=step)
+
+    def _oracle_ok(self, step: Step, got: Observed) -> None:
+        if not got.ok:
+            step.expected, step.actual = "no error", repr(got)
+            self.diverge("S-ORACLE-TOPO", f"`{step.code}` {got.describe()} on an acyclic "
+                         "graph with every dependency submitted", step=step)
+
+    def compare_infos(self) -> None:
+        """Target-side invariants, then info() of every mentioned id against the model, then
+        both sides' check_invariants()."""
+        self._dirty = False
+        known_ids = set(self.m.task_ids())
+        # every known id, and one unknown id per step (both sides must raise UnknownTaskError)
+        ids = [t for t in self.universe if t in known_ids]
+        ids += [t for t in self.universe if t not in known_ids][:1]
+        model_infos = {t: observe_model(self.m.info, t, norm=adapt.norm_info) for t in ids}
+        target_infos = {t: observe(self.target.info, t, norm=adapt.norm_info) for t in ids}
+        known = [t for t, o in model_infos.items() if o.ok]
+        blocked = sum(1 for o in model_infos.values() if o.ok and o.value[2] == "BLOCKED")
+        self.most_blocked = max(self.most_blocked, blocked)
+        if known:
+            self.exercise("S-T1", "S-INV", "S-TERMINAL")
+        self._target_invariants(target_infos)
+        for tid, exp in model_infos.items():
+            act = target_infos[tid]
+            if exp != act:
+                name = self.trace.fresh_name("info")
+                step = self.trace.add(call_code("info", tid, assign=name),
+                                      f"look at {tid!r}", clause=self.last_clause)
+                self.expect(blame(self.last_clause, exp, act) if not exp.ok
+                            else self.last_clause, step, exp, act,
+                            check=check_expr(exp, name, "norm_info"),
+                            story=f"after '{self.last_words}' the states differ")
+        for o in model_infos.values():
+            if o.ok:
+                tid, gen, state, _ = o.value
+                if state in TERMINAL:
+                    self.terminal_seen[(tid, gen)] = (state, o.value[3])
+        if self.support.optional:
+            self._compare_optional_failed([t for t in ids if t in known_ids])
+        try:
+            self.m.check_invariants()
+        except AssertionError as exc:
+            raise contract.SchedcheckInternalError(
+                f"the model broke its own invariant after '{self.last_words}': {exc}") from exc
+        if self.support.check_invariants:
+            got = observe(self.target.check_invariants)
+            if not got.ok:
+                step = self.trace.add(call_code("check_invariants"),
+                                      "the target checks its own invariants", clause="S-INV")
+                step.expected, step.actual = "None", got.describe()
+                self.diverge("S-INV", f"after '{self.last_words}' the target's own "
+                             f"check_invariants() {got.describe()}", step=step)
+
+    def _compare_optional_failed(self, ids: list[Any]) -> None:
+        """S-X-OPTIONAL: the optional dependencies recorded as dead (``optional_failed``), as
+        a set, for tasks with optional edges -- when the target's info() has the attribute."""
+        for tid in ids:
+            if not self.m.optional_of(tid):
+                continue
+            exp = observe_model(self.m.info, tid, norm=optional_failed)
+            act = observe(self.target.info, tid, norm=optional_failed)
+            if act.ok and act.value is None:
+                return  # the target does not record it: nothing to compare
+            self.exercise("S-X-OPTIONAL")
+            if exp != act:
+                name = self.trace.fresh_name("info")
+                step = self.trace.add(call_code("info", tid, assign=name),
+                                      f"look at the optional dependencies of {tid!r} found "
+                                      "dead", clause="S-X-OPTIONAL")
+                self.expect("S-X-OPTIONAL", step, exp, act,
+                            check=f"set({name}.optional_failed) == {exp.value!r}",
+                            story=f"after '{self.last_words}', optional_failed differs")
+
+    def _target_invariants(self, infos: dict[Any, Observed]) -> None:
+        states = {t: o.value for t, o in infos.items() if o.ok and well_formed(o.value)}
+        running = 0
+        for tid, (_, gen, state, cause) in states.items():
+            running += state == "RUNNING"
+            seen = self.terminal_seen.get((tid, gen))
+            if seen is not None and state != seen[0]:
+                self._info_violation("S-TERMINAL", tid, infos[tid],
+                                     f"{tid!r} generation {gen} was {seen[0]} and is now "
+                                     f"{state}: a terminal generation never leaves its state")
+            if seen is not None and cause != seen[1]:
+                self._info_violation("S-TERMINAL", tid, infos[tid],
+                                     f"{tid!r} generation {gen} is {state} with cause "
+                                     f"{seen[1]!r}, now {cause!r}: a terminal generation keeps "
+                                     "its cause (a BLOCKED one, the first propagation's)")
+            if state in ("PENDING", "READY") and tid in self.m.task_ids():
+                for dep in self.m.deps_of(tid):
+                    d = states.get(dep)
+                    if d is not None and d[2] in DEAD:
+                        self._info_violation("S-INV", tid, infos[tid],
+                                             f"{tid!r} is {state} while its dependency "
+                                             f"{dep!r} is {d[2]}: it should be BLOCKED")
+            if state == "BLOCKED":
+                problem = self._blocked_problem(tid, cause, states)
+                if problem:
+                    self._info_violation("S-INV", tid, infos[tid], problem)
+        if running > self.max_concurrency:
+            self.exercise("S-CLAIM-ONCE")
+            self._info_violation("S-CLAIM-ONCE", next(iter(states)), None,
+                                 f"{running} tasks are RUNNING, over max_concurrency="
+                                 f"{self.max_concurrency}")
+
+    def _blocked_problem(self, tid: Any, cause: Any,
+                         states: dict[Any, Any]) -> str | None:
+        if cause is None or cause[0] not in ("FAILED", "CANCELLED"):
+            return (f"{tid!r} is BLOCKED with cause {cause!r}; a BLOCKED task carries its "
+                    "root's cause, of kind 'failed' or 'cancelled'")
+        kind, root, g = cause
+        now = states.get(root)
+        seen = self.terminal_seen.get((root, g))
+        root_state = now[2] if now is not None and now[1] == g else (seen and seen[0])
+        if root_state != kind:
+            return (f"{tid!r} is BLOCKED by {kind.lower()} {root!r} g{g}, but that generation "
+                    f"is {root_state or 'not known to have ended'}")
+        return None
+
+    def _info_violation(self, clause: str, tid: Any, got: Observed | None, message: str) -> None:
+        name = self.trace.fresh_name("info")
+        step = self.trace.add(call_code("info", tid, assign=name), f"look at {tid!r}",
+                              clause=clause)
+        exp = observe_model(self.m.info, tid, norm=adapt.norm_info)
+        step.expected, step.actual = repr(exp), repr(got) if got else ""
+        step.check = check_expr(exp, name, "norm_info")
+        self.diverge(clause, f"after '{self.last_words}': {message}", step=step)
+
+    def teardown(self) -> None:
+        if self.model is not None:
+            # steer the search towards runs that claim much and block much (visible in
+            # Hypothesis's statistics as target scores)
+            hypothesis.target(float(len(self.claimed)), label="claims")
+            hypothesis.target(float(self.most_blocked), label="blocked at once")
+        super().teardown()
