@@ -4,8 +4,9 @@ A Hypothesis ``RuleBasedStateMachine`` (:func:`make_wheel_machine`) builds, per 
 reference model (``schedcheck.model.TimingWheel``) and the target with the same drawn
 parameters -- tick and wheel sizes 1, 2, odd and powers of two, ``start`` (negative and huge
 included), with and without ``max_catchup_ticks`` (1 and 2 included), ``max_pending`` (0
-included) and an executor (recording, rejecting or flaky; see ``wheel_fixtures``) -- drawing
-only the optional arguments the target accepts (contract Part 3, :func:`wheel_fixtures.probe`).
+included) and an executor (recording, rejecting or flaky; see ``wheel_fixtures``; the values
+drawn are in ``wheel_draws``) -- drawing only the optional arguments the target accepts
+(contract Part 3, :func:`wheel_fixtures.probe`).
 Its rules reach, often: deadlines in the past, at the current instant, on tick boundaries,
 inside one rotation, exactly one rotation away, many rotations away and beyond 2**40, several
 timers in one bucket with different rounds; ``schedule_after`` with negative, zero and
@@ -87,13 +88,16 @@ from schedcheck.harness.wheel_checks import (
     strict_bool,
 )
 from schedcheck.harness.wheel_cost import check_wheel_scaling
-from schedcheck.harness.wheel_fixtures import (
-    EXECUTOR_POLICIES,
-    Callback,
-    CallLog,
-    Support,
-    probe,
+from schedcheck.harness.wheel_draws import (
+    ADVANCE_KINDS,
+    DEADLINE_KINDS,
+    DELAY_KINDS,
+    HUGE,
+    MAX_JUMP_TICKS,
+    configs,
+    record_unsupported,
 )
+from schedcheck.harness.wheel_fixtures import Callback, CallLog, probe
 from schedcheck.harness.wheel_ledger import CANCELLED, FIRED, LIVE, Ledger
 
 __all__ = [
@@ -103,19 +107,6 @@ __all__ = [
     "make_wheel_machine",
     "run_wheel_suite",
 ]
-
-TICKS = (1, 2, 3, 4, 5, 8, 10, 16)
-WHEEL_SIZES = (1, 2, 3, 4, 5, 7, 8, 16, 64)
-STARTS = (0, 1, -1, 7, -13, 100, 2**41 + 3, -(2**41))
-HUGE = 2**40
-DEADLINE_KINDS = ("past", "now", "cursor", "soon", "soon", "in_rotation", "one_rotation",
-                  "rotations", "same_bucket", "boundary", "huge")
-DELAY_KINDS = ("negative", "zero", "small", "rotation", "rotations", "huge")
-ADVANCE_KINDS = ("same", "plus_one", "fraction", "one_tick", "boundary", "many", "many",
-                 "next_due", "next_due", "to_deadline",
-                 "earlier", "stall")
-#: The longest advance the suite makes, in ticks ("stall" draws up to 10 * W + 1000).
-MAX_JUMP_TICKS = 2000
 
 
 class WheelMachine(WheelChecks):
@@ -295,18 +286,15 @@ class WheelMachine(WheelChecks):
         if which == "object":
             event("cancel: not a handle")
             step = self.trace.add("target.cancel('h_0')", "cancel something that is not a handle")
-            expected = observe_model(self.model.cancel, "h_0")
-            got = observe(self.target.cancel, "h_0")
-            self.expect("W4", step, expected, got, check=check_expr(expected, None))
+            self.compare_call("W4", step, self.model.cancel, self.target.cancel, "h_0")
             self._ex("W4", "W6")
             return
         event("cancel: another wheel's handle")
         other, t_foreign, m_foreign = self._foreign_handles()
         step = self.trace.add("target.cancel(foreign)", "cancel a handle of another wheel")
-        expected = observe_model(self.model.cancel, m_foreign)
-        got = observe(self.target.cancel, t_foreign, norm=strict_bool)
-        self.expect("W4", step, expected, got, check=check_expr(expected, None),
-                    story="rule 4: a handle from another wheel is not ours to cancel")
+        self.compare_call("W4", step, self.model.cancel, self.target.cancel, m_foreign,
+                          target_args=(t_foreign,), target_norm=strict_bool,
+                          story="rule 4: a handle from another wheel is not ours to cancel")
         self._compare_query("W4", "other.pending()", "the other wheel still holds its timer", 1,
                             observe(other.pending), "cancel(foreign) must not touch other")
         self._ex("W4", "W-T3")
@@ -498,31 +486,6 @@ class WheelMachine(WheelChecks):
                 raise contract.SchedcheckInternalError(
                     f"the reference model broke its own invariant: {exc}") from exc
 
-def _configs(support: Support) -> st.SearchStrategy[dict[str, Any]]:
-    opt: dict[str, st.SearchStrategy[Any]] = {}
-    if "start" in support.args:
-        opt["start"] = st.sampled_from(STARTS)
-    if "max_catchup_ticks" in support.args:
-        # None is drawn half the time: a budget or a cap narrows what the other rules reach
-        opt["max_catchup_ticks"] = st.sampled_from((None,) * 5 + (1, 2, 3, 5, 100))
-    if "max_pending" in support.args:
-        opt["max_pending"] = st.sampled_from((None,) * 6 + (0, 1, 2, 3, 5, 8))
-    if "executor" in support.args:
-        opt["executor"] = st.sampled_from((None, *EXECUTOR_POLICIES))
-    return st.fixed_dictionaries({"tick": st.sampled_from(TICKS),
-                                  "wheel_size": st.sampled_from(WHEEL_SIZES),
-                                  "options": st.fixed_dictionaries(opt)})
-
-
-def _unsupported(result: RunResult, support: Support) -> None:
-    clause_of = {"max_catchup_ticks": "W1", "lag_ticks": "W1", "max_pending": "W5",
-                 "executor": "W-T4", "callback_errors": "W-T4"}
-    for part in support.missing:
-        if part not in result.unsupported:
-            result.unsupported.append(part)
-        if part in clause_of:
-            result.unsupported_clause(clause_of[part])
-
 
 def make_wheel_machine(
     factory: Callable[..., Any],
@@ -545,8 +508,8 @@ def make_wheel_machine(
     support = probe(factory)
     if result is None:
         result = RunResult.fresh("wheel", getattr(factory, "__qualname__", repr(factory)))
-    _unsupported(result, support)
-    configs = _configs(support)
+    record_unsupported(result, support)
+    drawn = configs(support)
 
     def setup(self: WheelMachine, config: dict[str, Any]) -> None:
         self._build(config["tick"], config["wheel_size"], dict(config["options"]))
@@ -557,7 +520,7 @@ def make_wheel_machine(
         "support": support,
         "tolerance": tolerance,
         "_ctx": RunContext(result),
-        "setup": initialize(config=configs)(setup),
+        "setup": initialize(config=drawn)(setup),
     }
     bases = (*extra_bases, WheelMachine)
     machine: type[WheelMachine] = type("WheelSuite", bases, namespace)
