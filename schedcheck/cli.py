@@ -29,7 +29,6 @@ the machine-readable report. The ``--out`` folder is described in ``schedcheck.r
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import random
@@ -42,6 +41,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+from schedcheck import systems
 from schedcheck.contract import SchedcheckInternalError
 from schedcheck.targets import TargetError, load_target
 
@@ -104,62 +104,43 @@ def _unusable(message: str) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from schedcheck.report import runs
+    from schedcheck import pipeline
     from schedcheck.report.card import card_table, card_text
     from schedcheck.report.writer import check_command, fresh_out_dir, report_json, write_run
 
-    system: str = args.system
-    if args.tolerance and system != "wheel":
-        return _unusable("--tolerance applies to wheels only: the scheduler has no due ticks")
+    system = systems.get(args.system)
+    if args.tolerance and not system.has_tolerance:
+        with_tolerance = ", ".join(f"{s.name}s" for s in systems.SYSTEMS.values()
+                                   if s.has_tolerance)
+        return _unusable(f"--tolerance applies to {with_tolerance} only: the {system.name} has "
+                         "no due ticks")
     try:
         target = load_target(args.target)
     except TargetError as exc:
         return _unusable(str(exc))
-    why = runs.probe_construct(system, target.factory)
+    why = pipeline.probe_construct(system, target.factory)
     if why is not None:
         return _unusable(f"target {args.target!r} is unusable: {why}")
     show_progress = not args.json and sys.stderr.isatty()
-    total = _profile_examples(args.profile, args.examples)
     # Always a seed, so that the report's "search again" command reproduces this very run.
     seed = args.seed if args.seed is not None else random.randrange(1 << 32)
-    logs = runs.LogCapture()
+    logs = pipeline.LogCapture()
     try:
-        with logs, progress_display(f"{system} {args.target}", total,
-                                    show_progress) as progress:
-            result = runs.run_suite_for(system, target.factory, target_name=args.target,
-                                        examples=args.examples, seed=seed,
-                                        profile=args.profile, progress=progress,
-                                        shrink=not args.no_shrink,
-                                        tolerance=args.tolerance)
-        if not args.no_cost and result.counterexample is None:
-            if show_progress:
-                _err_console().print("[dim]measuring the cost at n and 8n ...[/]")
-            with logs:
-                runs.fold_scaling(result, runs.run_scaling_for(system, target.factory))
-        if args.threads and result.counterexample is None:
-            with logs, progress_display(f"{system} {args.target} (concurrent rounds)", total,
-                                        show_progress) as progress:
-                runs.fold_result(result, runs.run_rounds_for(
-                    system, target.factory, target_name=args.target, examples=args.examples,
-                    seed=seed, progress=progress, shrink=not args.no_shrink))
-        if args.threads and result.counterexample is None:
-            try:
-                with logs, progress_display(f"{system} {args.target} (real threads)", None,
-                                            show_progress) as progress:
-                    runs.fold_result(result, runs.run_threads_for(
-                        system, target.factory, target_name=args.target, seed=seed,
-                        progress=progress))
-            except runs.Unavailable as exc:
-                result.notes.append(f"{exc}: only the controlled concurrent rounds ran")
-    except runs.Unavailable as exc:
-        return _unusable(str(exc))
-    except runs.Unusable as exc:
+        with logs:
+            result = pipeline.check(
+                system, target.factory, target_name=args.target, examples=args.examples,
+                seed=seed, profile=args.profile, shrink=not args.no_shrink,
+                tolerance=args.tolerance, cost=not args.no_cost, rounds=args.threads,
+                stress=args.threads, total=_profile_examples(args.profile, args.examples),
+                bar=lambda label, total: progress_display(label, total, show_progress),
+                status=_status_printer(show_progress))
+    except pipeline.Unusable as exc:
         return _unusable(f"target {args.target!r} is unusable: {exc}")
     except SchedcheckInternalError as exc:
         return _unusable(f"internal error -- a bug in schedcheck, not in the target: {exc}")
     if result.seed is None:
         result.seed = seed
-    out = Path(args.out) if args.out else fresh_out_dir(system)
+    out = Path(args.out) if args.out else fresh_out_dir(system.name)
     out.mkdir(parents=True, exist_ok=True)
     logged = logs.write(out / "log.txt")
     if logged:
@@ -206,23 +187,15 @@ def cmd_prove(args: argparse.Namespace) -> int:
 def run_prove(argv: list[str]) -> int:
     """``schedcheck prove ARGS`` -> ``schedcheck.specs.prove.main(ARGS)`` (its own options:
     ``--timeout-ms``, ``--only``, ``--json``, ``--plain``, ``--help``)."""
-    try:
-        prove = importlib.import_module("schedcheck.specs.prove")
-    except ModuleNotFoundError as exc:
-        if exc.name and exc.name.startswith("schedcheck.specs"):
-            return _unusable("`schedcheck prove` is not available in this build "
-                             "(schedcheck.specs.prove is missing)")
-        raise
-    main_fn = getattr(prove, "main", None)
-    if not callable(main_fn):
-        return _unusable("`schedcheck prove` is not available in this build "
-                         "(schedcheck.specs.prove has no main())")
-    status = main_fn(argv)
+    from schedcheck.specs.prove import main as prove_main
+
+    status = prove_main(argv)
     return int(status or 0)
 
 
 def cmd_zoo(args: argparse.Namespace) -> int:
-    from schedcheck.zoo.run import kill_matrix_table, kill_matrix_text, run_zoo, zoo_json
+    from schedcheck.report.kill_matrix import kill_matrix_table, kill_matrix_text, zoo_json
+    from schedcheck.zoo.run import run_zoo
 
     show_progress = not args.json and sys.stderr.isatty()
     try:
@@ -234,7 +207,8 @@ def cmd_zoo(args: argparse.Namespace) -> int:
     except SchedcheckInternalError as exc:
         return _unusable(f"internal error -- a bug in schedcheck: {exc}")
     if not rows:
-        return _unusable("the mutant catalogue is empty in this build (no zoo modules found)")
+        return _unusable("no mutant is of that system among the ones named; "
+                         "`schedcheck zoo --json` lists them all")
     if args.json:
         sys.stdout.write(json.dumps(zoo_json(rows), indent=2, default=repr) + "\n")
     else:
@@ -258,7 +232,7 @@ def _status_printer(enabled: bool) -> Callable[[str], None] | None:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from schedcheck.report.verify import run_verify
+    from schedcheck.verify import run_verify
 
     show_progress = not args.json and sys.stderr.isatty()
     try:
@@ -301,7 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="run the differential suite against TARGET",
                            description="TARGET is module:attr (importable from the current "
                                        "directory) or path/to/file.py:attr")
-    check.add_argument("system", choices=("scheduler", "wheel"))
+    check.add_argument("system", choices=systems.names())
     check.add_argument("target", metavar="TARGET")
     check.add_argument("--examples", type=int, metavar="N", help="examples (machine runs)")
     check.add_argument("--seed", type=int, metavar="S", help="fix Hypothesis's randomness")
@@ -330,7 +304,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="examples per mutant (the search stops at the first kill)")
     zoo.add_argument("--seed", type=int, metavar="S")
     zoo.add_argument("--only", nargs="+", metavar="NAME", help="only these mutants")
-    zoo.add_argument("--system", choices=("scheduler", "wheel"), help="only this system")
+    zoo.add_argument("--system", choices=systems.names(), help="only this system")
     zoo.add_argument("--shrink", action="store_true",
                      help="shrink each kill to a minimal counterexample (slower)")
     zoo.add_argument("--json", action="store_true", help="print the kill matrix as JSON")

@@ -24,29 +24,12 @@ module stays cheap.
 
 from __future__ import annotations
 
-import importlib
 import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 __all__ = ["scheduler_suite", "wheel_suite"]
-
-
-def _run(system: str, factory: Callable[..., Any], settings: Any, name: str,
-         options: dict[str, Any]) -> Any:
-    from schedcheck.harness.result import RunResult
-    from schedcheck.report import runs
-
-    if settings is None:
-        return runs.run_suite_for(system, factory, target_name=name, **options)
-    from schedcheck.harness import common
-
-    suite = importlib.import_module(f"schedcheck.harness.{system}_suite")
-    make = getattr(suite, f"make_{system}_machine")
-    result = RunResult.fresh(system, name)
-    machine = make(factory, **options)
-    return common.run_suite(machine, result, settings)
 
 
 def _fail_with(result: Any, out: Path, name: str) -> None:
@@ -73,15 +56,19 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any,
     name = f"{module}:{label}" if module else label
 
     def test_behaves_like_the_model(self: Any, tmp_path: Path) -> None:
-        result = _run(system, factory, settings, name, options or {})
+        from schedcheck import pipeline
+
+        result = pipeline.check(system, factory, target_name=name, settings=settings,
+                                cost=False, **(options or {}))
         if not result.ok:
             _fail_with(result, tmp_path / f"schedcheck-{system}", name)
 
     def test_cost_grows_linearly(self: Any) -> None:
-        from schedcheck.report import runs
+        from schedcheck import pipeline, systems
 
-        scaling = runs.run_scaling_for(system, factory)
-        assert scaling.ok, f"{'S' if system == 'scheduler' else 'W'}-COST: {scaling.text}"
+        result = pipeline.check(system, factory, target_name=name, suite=False)
+        cost = systems.get(system).cost_clause
+        assert result.ok, "; ".join(n for n in result.notes if n.startswith(cost)) or cost
 
     doc = (f"schedcheck's {system} suite against {name} (see schedcheck.pytest_api).")
     return type(

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ACCEPTED_FORMS", "BUNDLED", "Target", "TargetError", "load_target"]
+__all__ = ["ACCEPTED_FORMS", "Target", "TargetError", "load_target"]
 
 ACCEPTED_FORMS = (
     "accepted forms:\n"
@@ -41,12 +41,6 @@ ACCEPTED_FORMS = (
     "schedcheck.impl:HierarchicalTimingWheel, schedcheck.model:Scheduler, "
     "schedcheck.model:TimingWheel"
 )
-
-#: The bundled targets, by system (what ``verify`` runs and what the help text names).
-BUNDLED: dict[str, tuple[str, ...]] = {
-    "scheduler": ("schedcheck.impl:Scheduler",),
-    "wheel": ("schedcheck.impl:HashedTimingWheel", "schedcheck.impl:HierarchicalTimingWheel"),
-}
 
 
 class TargetError(Exception):

@@ -7,10 +7,11 @@ from pathlib import Path
 from schedcheck.harness.result import Counterexample, Step
 from schedcheck.report import render
 from schedcheck.report.html import choose_showcase, index_html, inline_svg
+from schedcheck.report.kill_matrix import kill_matrix_text
 from schedcheck.report.verify import SuiteRun, VerifyReport
 from schedcheck.report.writer import Written
 from schedcheck.zoo.catalogue import Mutant
-from schedcheck.zoo.run import KillRow, kill_matrix_text
+from schedcheck.zoo.run import KillRow
 
 from .fakes import cycle_counterexample, scheduler_result, wheel_counterexample
 

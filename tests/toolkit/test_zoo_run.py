@@ -14,8 +14,9 @@ from pathlib import Path
 
 from schedcheck.impl import HashedTimingWheel
 
+from schedcheck.report.kill_matrix import kill_matrix_text
 from schedcheck.zoo.catalogue import Mutant
-from schedcheck.zoo.run import kill_matrix_text, run_mutant
+from schedcheck.zoo.run import run_mutant
 
 SCHEDCHECK = str(Path(sys.executable).with_name("schedcheck"))
 

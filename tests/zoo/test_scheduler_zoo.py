@@ -3,7 +3,7 @@ a cost mutant by the scaling clause (S-COST). Race mutants belong to the concurr
 (tests/concurrency). One test per mutant, so the kill matrix reads off the test names.
 
 The suite runs inside each test with the ``ci`` profile's budget (a meta-test, allowed by the
-rules), unshrunk (``run_suite_for(..., shrink=False)``): Hypothesis stops at the first
+rules), unshrunk (``run_suite(..., shrink=False)``): Hypothesis stops at the first
 counterexample and reports it as found, so a kill costs a fraction of a second; a survivor
 costs the whole budget and fails. Shrinking is not what is tested here (the harness tests do
 that): the first failing run already names the broken clause.
@@ -16,8 +16,8 @@ import pytest
 from schedcheck.harness.clauses import SCHEDULER_CLAUSES
 from schedcheck.harness.result import BROKEN
 from schedcheck.harness.scheduler_suite import check_scheduler_scaling
+from schedcheck.pipeline import run_suite
 from schedcheck.profiles import PROFILES
-from schedcheck.report.runs import run_suite_for
 from schedcheck.zoo.catalogue import Mutant, all_mutants
 
 #: examples per sequential kill: the ci profile's budget. Every catalogued mistake is killed on
@@ -45,7 +45,7 @@ def test_the_catalogue_holds_sequential_and_cost_mistakes_of_the_scheduler() -> 
 @pytest.mark.parametrize("seed", KILL_SEEDS)
 @pytest.mark.parametrize("mutant", _scheduler_mutants("sequential"), ids=lambda m: m.name)
 def test_the_suite_kills_the_sequential_mutant(mutant: Mutant, seed: int) -> None:
-    result = run_suite_for("scheduler", mutant.factory, target_name=mutant.name, shrink=False,
+    result = run_suite("scheduler", mutant.factory, target_name=mutant.name, shrink=False,
                            examples=KILL_EXAMPLES, seed=seed, profile="ci")
     cx = result.counterexample
     assert cx is not None, (

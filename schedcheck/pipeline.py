@@ -1,0 +1,402 @@
+"""The check pipeline: suite -> scaling clause -> concurrent rounds -> real-thread stress.
+
+:func:`check` is the one way a target is checked: ``schedcheck check``, ``schedcheck verify``,
+the pytest API and the zoo all call it, choosing the stages they need. Each stage after the
+first runs only while no counterexample has been found, and folds its verdicts into the same
+:class:`~schedcheck.harness.result.RunResult`:
+
+* the differential suite of the system (``System.run_suite``; unshrunk, or with the caller's
+  Hypothesis settings, through ``System.make_machine``);
+* the scaling clause (``*-COST``, ``System.check_scaling``), folded by :func:`fold_scaling`;
+* the concurrent rounds (``*-LIN``): the suite with the round mixins mixed in, then the race
+  hunt of ``schedcheck.concurrency.hunt`` (:func:`run_rounds`);
+* real-thread stress (``schedcheck.concurrency.run_stress``), folded by :func:`fold_result`.
+
+Everything system specific comes from the registry (``schedcheck.systems``). Also here:
+:func:`probe_construct` (a target that cannot even be built is "unusable", exit status 2, not
+a counterexample) and :class:`LogCapture` (the log records of a run, kept out of the report).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+from typing import Any
+
+from schedcheck.harness.result import BROKEN, HELD, UNKNOWN, RunResult
+from schedcheck.systems import System, get
+
+__all__ = [
+    "LogCapture",
+    "Progress",
+    "ProgressFactory",
+    "Unusable",
+    "check",
+    "fold_result",
+    "fold_scaling",
+    "probe_construct",
+    "run_rounds",
+    "run_scaling",
+    "run_stress",
+    "run_suite",
+]
+
+#: ``progress(examples, steps, failures)``, called while a suite runs.
+Progress = Callable[[int, int, int], None]
+#: ``bar(label, total)`` -> a context manager giving a Progress (or None) for one stage.
+ProgressFactory = Callable[[str, int | None], AbstractContextManager[Progress | None]]
+
+
+class Unusable(Exception):
+    """The suite found the target unusable (it cannot be built with legal arguments)."""
+
+
+def _system(system: System | str) -> System:
+    return system if isinstance(system, System) else get(system)
+
+
+@contextmanager
+def _no_bar(label: str, total: int | None) -> Iterator[Progress | None]:
+    yield None
+
+
+def check(
+    system: System | str,
+    factory: Callable[..., Any],
+    *,
+    target_name: str = "",
+    examples: int | None = None,
+    seed: int | None = None,
+    profile: str | None = None,
+    settings: Any = None,
+    shrink: bool = True,
+    tolerance: bool = False,
+    suite: bool = True,
+    cost: bool = True,
+    rounds: bool = False,
+    stress: bool = False,
+    cost_n: int | None = None,
+    total: int | None = None,
+    bar: ProgressFactory | None = None,
+    status: Callable[[str], None] | None = None,
+) -> RunResult:
+    """Run the chosen stages against ``factory`` and return one RunResult.
+
+    ``suite``, ``cost``, ``rounds``, ``stress`` choose the stages; a stage after the first
+    runs only if no counterexample was found before it. ``settings`` (a
+    ``hypothesis.settings``) replaces the profile's for the suite; ``shrink=False`` reports the
+    first failing run as found; ``tolerance`` (wheels) checks the invariants only; ``cost_n``
+    is the small size of the scaling run (default: the suite's). ``bar(label, total)`` shows
+    progress per stage (``total`` defaults to ``examples``); ``status`` gets one line as each
+    stage starts. Raises :class:`Unusable` when the target cannot be built, ValueError for an
+    unknown system or a tolerance mode the system lacks.
+    """
+    entry = _system(system)
+    show = bar or _no_bar
+    say = status or (lambda line: None)
+    label = f"{entry.name} {target_name}".rstrip()
+    shown_total = total if total is not None else examples
+    result: RunResult | None = None
+
+    def found() -> bool:
+        return result is not None and result.counterexample is not None
+
+    if suite:
+        say(f"suite: {label}")
+        with show(label, shown_total) as progress:
+            result = run_suite(entry, factory, target_name=target_name, examples=examples,
+                               seed=seed, profile=profile, settings=settings, shrink=shrink,
+                               tolerance=tolerance, progress=progress)
+    if cost and not found():
+        say(f"scaling clause {entry.cost_clause}: {label}, a timed run at n and 8n")
+        if result is None:
+            result = RunResult.fresh(entry.name, target_name or _name(factory))
+        kwargs = {"n": cost_n} if cost_n is not None else {}
+        fold_scaling(result, run_scaling(entry, factory, **kwargs))
+    if rounds and not found():
+        say(f"concurrent rounds: {label}")
+        with show(f"{label} (concurrent rounds)", shown_total) as progress:
+            rounds_result = run_rounds(entry, factory, target_name=target_name,
+                                       examples=examples, seed=seed, progress=progress,
+                                       shrink=shrink)
+        if result is None:
+            result = rounds_result
+        else:
+            fold_result(result, rounds_result)
+    if stress and not found():
+        say(f"real-thread stress: {label}")
+        if result is None:
+            result = RunResult.fresh(entry.name, target_name or _name(factory))
+        with show(f"{label} (real threads)", None) as progress:
+            fold_result(result, run_stress(entry, factory, seed=seed, progress=progress))
+    if result is None:
+        result = RunResult.fresh(entry.name, target_name or _name(factory))
+    return result
+
+
+def _name(factory: Callable[..., Any]) -> str:
+    return str(getattr(factory, "__qualname__", "") or "")
+
+
+# ---------------------------------------------------------------------------------------------
+# The stages
+# ---------------------------------------------------------------------------------------------
+
+
+def run_suite(
+    system: System | str,
+    factory: Callable[..., Any],
+    *,
+    target_name: str = "",
+    examples: int | None = None,
+    seed: int | None = None,
+    profile: str | None = None,
+    progress: Progress | None = None,
+    settings: Any = None,
+    shrink: bool = True,
+    extra_bases: tuple[type, ...] = (),
+    tolerance: bool = False,
+) -> RunResult:
+    """The differential suite of ``system`` against ``factory``.
+
+    ``tolerance=True`` (wheels only) checks the invariants -- never early, never twice, never
+    after a cancel, never lost -- instead of the contract's exact due ticks, and lists in
+    ``RunResult.notes`` the timers that fired at another tick than the contract's.
+
+    ``shrink=False`` reports the first failing run as found, unshrunk: a kill costs a fraction
+    of a second instead of the tens of seconds Hypothesis may spend shrinking a 30-step
+    program (the zoo's default; ``check --no-shrink``). The counterexample is then longer,
+    but still replays. ``settings`` (a ``hypothesis.settings``, the pytest API's) replaces the
+    profile's settings and the seed."""
+    from schedcheck.harness.wheel_fixtures import TargetUnusable
+
+    entry = _system(system)
+    if tolerance and not entry.has_tolerance:
+        raise ValueError(f"tolerance mode does not exist for the {entry.name} (it has no due "
+                         "ticks); leave it out")
+    options: dict[str, Any] = {"tolerance": True} if tolerance else {}
+    try:
+        if shrink and settings is None:
+            return entry.run_suite(factory, target_name=target_name, examples=examples,
+                                   seed=seed, profile=profile, progress=progress,
+                                   extra_bases=extra_bases, **options)
+        return _run_machine(entry, factory, target_name=target_name, examples=examples,
+                            seed=seed, profile=profile, progress=progress, settings=settings,
+                            extra_bases=extra_bases, options=options)
+    except TargetUnusable as exc:
+        raise Unusable(str(exc)) from exc
+
+
+def _run_machine(
+    entry: System,
+    factory: Callable[..., Any],
+    *,
+    target_name: str,
+    examples: int | None,
+    seed: int | None,
+    profile: str | None,
+    progress: Progress | None,
+    settings: Any,
+    extra_bases: tuple[type, ...],
+    options: dict[str, Any],
+) -> RunResult:
+    """The suite's machine run with the caller's settings, or unshrunk."""
+    import hypothesis
+
+    from schedcheck.harness import common
+
+    result = RunResult.fresh(entry.name, target_name or _name(factory))
+    machine = entry.make_machine(factory, result=result, extra_bases=extra_bases, **options)
+    if settings is not None:
+        return common.run_suite(machine, result, settings)
+    base = common.suite_settings(examples=examples, profile=profile)
+    # no shrink, and no explain (which replays the failure many more times to explain it)
+    skipped = (hypothesis.Phase.shrink, hypothesis.Phase.explain)
+    unshrunk = hypothesis.settings(base, phases=[p for p in base.phases if p not in skipped])
+    run = common.run_suite(machine, result, unshrunk, progress, seed=seed)
+    if run.counterexample is not None:
+        run.notes.append("not shrunk: the counterexample is the first failing run found, "
+                         "not the smallest")
+    return run
+
+
+def run_scaling(system: System | str, factory: Callable[..., Any], **kwargs: Any) -> Any:
+    """The suite's ScalingResult (``.ok``, ``.verdict``, ``.text``, ``.ratio``); ``kwargs``
+    (``n=`` ...) go to the system's scaling check."""
+    return _system(system).check_scaling(factory, **kwargs)
+
+
+def fold_scaling(result: RunResult, scaling: Any) -> None:
+    """Record a ScalingResult as the cost clause of ``result`` (and its text as a note)."""
+    entry = get(result.system)
+    cid = entry.cost_clause
+    stat = result.stats[cid]
+    stat.exercised += 1
+    verdict = getattr(scaling, "verdict", None)
+    if verdict == BROKEN or (verdict != HELD and not getattr(scaling, "ok", False)):
+        stat.broken = True
+    for also in entry.cost_also:
+        shared = result.stats[also]
+        shared.exercised += 1
+        shared.broken = shared.broken or stat.broken
+    text = getattr(scaling, "text", "")
+    if text:
+        result.notes.append(f"{cid}: {text}")
+
+
+def run_rounds(
+    system: System | str,
+    factory: Callable[..., Any],
+    *,
+    target_name: str = "",
+    examples: int | None = None,
+    seed: int | None = None,
+    progress: Progress | None = None,
+    shrink: bool = True,
+) -> RunResult:
+    """The concurrent rounds: the suite with the concurrent-round rule mixed in (the system's
+    ``round_mixins``), then -- unless that already found a counterexample -- the standalone
+    race hunt (``schedcheck.concurrency.hunt``), which also races resubmits and carries sets
+    of model states. The linearizability clause and the interleaving point carry the
+    verdict."""
+    entry = _system(system)
+    result = run_suite(entry, factory, target_name=target_name, examples=examples, seed=seed,
+                       progress=progress, shrink=shrink, extra_bases=entry.round_mixins())
+    if result.counterexample is not None:
+        return result
+    fold_result(result, _hunt(entry, factory, target_name=target_name, examples=examples,
+                              seed=seed))
+    return result
+
+
+def _hunt(entry: System, factory: Callable[..., Any], *, target_name: str,
+          examples: int | None, seed: int | None) -> RunResult:
+    from schedcheck.concurrency.hunt import hunt
+    from schedcheck.harness import common
+
+    result = RunResult.fresh(entry.name, target_name or _name(factory))
+    started = time.perf_counter()
+    found = hunt(entry.name, factory, settings=common.suite_settings(examples=examples),
+                 seed=seed)
+    result.seconds = time.perf_counter() - started
+    result.seed = seed
+    result.examples = found.examples
+    result.exercise(entry.lin_clause, max(1, result.examples))
+    result.exercise(entry.interleaving_clause, max(1, result.examples))
+    cx = found.counterexample() if found.found else None
+    if cx is not None:
+        cx.seed = seed
+        result.counterexample = cx
+        result.break_(cx.clause)
+        result.notes.append(
+            f"{cx.clause}: replayed {found.replays}/{found.replays_tried} times with the same "
+            "trace" + (" (NONDETERMINISTIC: the controller does not see every switch)"
+                       if found.nondeterministic else ""))
+    return result
+
+
+def run_stress(
+    system: System | str,
+    factory: Callable[..., Any],
+    *,
+    seed: int | None = None,
+    progress: Progress | None = None,
+) -> Any:
+    """Real-thread stress (``schedcheck.concurrency.run_stress``): a StressResult."""
+    from schedcheck.concurrency.stress import run_stress as stress
+
+    return stress(_system(system).name, factory, seed=seed, progress=progress)
+
+
+def fold_result(into: RunResult, other: Any) -> None:
+    """Merge another run (the concurrent rounds, or a stress result) into ``into``: counts,
+    clause stats, notes, and its counterexample when ``into`` has none."""
+    if not isinstance(other, RunResult):
+        lin = get(into.system).lin_clause
+        ok = getattr(other, "ok", None)
+        into.stats[lin].exercised += 1
+        if ok is False:
+            into.stats[lin].broken = True
+        elif getattr(other, "verdict", None) == UNKNOWN:  # a search out of budget: no pass
+            into.stats[lin].verdict_override = UNKNOWN
+        cx = getattr(other, "counterexample", None)
+        if callable(cx):
+            cx = cx()
+        if into.counterexample is None and cx is not None:
+            into.counterexample = cx
+            into.stats[getattr(cx, "clause", lin)].broken = True
+        text = getattr(other, "text", None) or getattr(other, "summary", None) or repr(other)
+        into.notes.append(f"{lin} (real threads): {text() if callable(text) else text}")
+        return
+    into.examples += other.examples
+    into.steps += other.steps
+    into.seconds += other.seconds
+    for cid, stat in other.stats.items():
+        mine = into.stats.get(cid)
+        if mine is None:
+            into.stats[cid] = stat
+            continue
+        mine.exercised += stat.exercised
+        mine.broken = mine.broken or stat.broken
+        mine.supported = mine.supported and stat.supported
+        if stat.verdict_override and not mine.verdict_override:
+            mine.verdict_override = stat.verdict_override
+    into.notes += other.notes
+    for part in other.unsupported:
+        if part not in into.unsupported:
+            into.unsupported.append(part)
+    if into.counterexample is None and other.counterexample is not None:
+        into.counterexample = other.counterexample
+
+
+def probe_construct(system: System | str, factory: Callable[..., Any]) -> str | None:
+    """``None`` if ``factory`` builds with ordinary arguments, else why not (one sentence)."""
+    entry = _system(system)
+    shown = f"cls({', '.join(map(str, entry.probe_args))})"
+    try:
+        obj = factory(*entry.probe_args)
+    except Exception as exc:
+        return (f"calling it as {shown} raised {type(exc).__name__}: {exc} -- a {entry.name} "
+                f"target must be callable as {entry.constructor}")
+    missing = [m for m in entry.operations if not callable(getattr(obj, m, None))]
+    if missing:
+        return (f"{shown} returned a {type(obj).__name__} without the required "
+                f"method{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
+    return None
+
+
+class LogCapture(logging.Handler):
+    """Collects the log records of a run (targets and the model log rejected executor
+    submissions on purpose) instead of letting them interleave with the report on stderr.
+    Use as a context manager; ``lines`` holds the formatted records."""
+
+    def __init__(self, limit: int = 2000) -> None:
+        super().__init__(logging.WARNING)
+        self.lines: list[str] = []
+        self.count = 0
+        self.limit = limit
+        self.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += 1
+        if len(self.lines) < self.limit:
+            self.lines.append(self.format(record))
+
+    def __enter__(self) -> LogCapture:
+        logging.getLogger().addHandler(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        logging.getLogger().removeHandler(self)
+
+    def write(self, path: Path) -> bool:
+        """Write the records to ``path`` if there were any; True iff written."""
+        if not self.count:
+            return False
+        more = self.count - len(self.lines)
+        tail = [f"... and {more} more records"] if more > 0 else []
+        path.write_text("\n".join([*self.lines, *tail]) + "\n", encoding="utf-8")
+        return True

@@ -1,0 +1,140 @@
+"""``schedcheck verify``: everything on the bundled implementations, and the report folder.
+
+In order (parts the caller skips are listed as skipped, never as passed):
+
+1. for every bundled target of every system (``System.bundled`` in ``schedcheck.systems``),
+   the check pipeline (``schedcheck.pipeline.check``): the differential suite, the scaling
+   clause (``*-COST``) and, unless ``threads`` is skipped, the concurrent rounds and
+   real-thread stress (``*-LIN``);
+2. the exhaustive small concurrent scenarios (every schedule up to 2 preemptions);
+3. the z3 lemmas (``schedcheck.specs.prove.run_all``);
+4. the zoo (every catalogued mutant), whose counterexamples are written under ``zoo/<name>/``.
+
+The folder (default ``./schedcheck-report``): ``index.html`` (self-contained, see
+``schedcheck.report.html``), ``report.json`` (all of it, machine-readable), one sub-folder per
+suite run (``scheduler-impl/`` ... as written by ``schedcheck check``) and ``zoo/``.
+``ok`` -- the exit status 0 -- iff every clause held, every lemma was proved and every mutant
+was killed.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from schedcheck import pipeline, systems
+from schedcheck.report.card import summary_line
+from schedcheck.report.html import choose_showcase, index_html
+from schedcheck.report.verify import SuiteRun, VerifyReport
+from schedcheck.report.writer import write_run
+from schedcheck.targets import load_target
+
+__all__ = ["BUNDLED_RUNS", "run_verify"]
+
+#: (folder, system, target) of the suite runs, from the registry.
+BUNDLED_RUNS: tuple[tuple[str, str, str], ...] = tuple(
+    (folder, s.name, spec) for s in systems.SYSTEMS.values() for folder, spec in s.bundled)
+
+
+def run_verify(
+    out: Path,
+    *,
+    examples: int | None = None,
+    zoo_examples: int | None = None,
+    seed: int | None = None,
+    status: Callable[[str], None] | None = None,
+    progress_factory: pipeline.ProgressFactory | None = None,
+    skip: set[str] | None = None,
+    zoo_only: list[str] | None = None,
+    shrink_showcase: bool = True,
+) -> VerifyReport:
+    skip = skip or set()
+    say = status or (lambda line: None)
+    started = time.perf_counter()
+    out.mkdir(parents=True, exist_ok=True)
+    report = VerifyReport(out)
+    with pipeline.LogCapture() as logs:
+        _run_parts(report, examples=examples, zoo_examples=zoo_examples, seed=seed, say=say,
+                   bar=progress_factory, skip=skip, zoo_only=zoo_only,
+                   shrink_showcase=shrink_showcase)
+    if logs.write(out / "log.txt"):
+        report.notes.append(f"{logs.count} log records (targets, model, mutants) are in "
+                            "log.txt; the suites provoke executor rejections on purpose")
+    report.seconds = time.perf_counter() - started
+    (out / "index.html").write_text(index_html(report), encoding="utf-8")
+    (out / "report.json").write_text(json.dumps(report.to_json(), indent=2, default=repr) + "\n",
+                                     encoding="utf-8")
+    return report
+
+
+def _run_parts(report: VerifyReport, *, examples: int | None, zoo_examples: int | None,
+               seed: int | None, say: Callable[[str], None],
+               bar: pipeline.ProgressFactory | None, skip: set[str],
+               zoo_only: list[str] | None, shrink_showcase: bool = True) -> None:
+    if "suites" in skip:
+        report.skipped.append("the differential suites")
+    else:
+        _run_suites(report, examples=examples, seed=seed, threads="threads" not in skip,
+                    say=say, bar=bar)
+    if "threads" in skip:
+        report.skipped.append("the concurrent rounds")
+    else:
+        from schedcheck.concurrency.explore import run_exhaustive
+
+        say("exhaustive small concurrent scenarios (every schedule up to 2 preemptions)")
+        report.scenarios = list(run_exhaustive())
+
+    if "prove" in skip:
+        report.skipped.append("the z3 lemmas")
+    else:
+        from schedcheck.specs.prove import run_all
+
+        say("prove: the z3 lemmas")
+        report.lemmas = list(run_all())
+
+    if "zoo" in skip:
+        report.skipped.append("the zoo")
+    else:
+        _run_zoo(report, zoo_examples=zoo_examples, seed=seed, say=say, only=zoo_only,
+                 shrink=shrink_showcase)
+        if zoo_only:
+            report.skipped.append(f"zoo entries other than {', '.join(zoo_only)}")
+
+
+def _run_zoo(report: VerifyReport, *, zoo_examples: int | None, seed: int | None,
+             say: Callable[[str], None], only: list[str] | None = None,
+             shrink: bool = True) -> None:
+    """The zoo, unshrunk (fast kills); then the showcase entries again with shrinking, so
+    that the pictures on the page are of minimal counterexamples."""
+    from schedcheck.zoo.run import run_mutant, run_zoo
+
+    report.zoo = run_zoo(examples=zoo_examples, seed=seed, status=say, only=only)
+    for row in choose_showcase(report.zoo):
+        report.showcase.append(row.mutant.name)
+        if not shrink:
+            continue
+        say(f"zoo showcase: shrinking the counterexample of {row.mutant.name}")
+        again = run_mutant(row.mutant, examples=zoo_examples, seed=seed, shrink=True)
+        if again.result is not None and again.result.counterexample is not None:
+            row.result = again.result
+            row.clause = again.clause
+    for row in report.zoo:
+        if row.result is not None and row.result.counterexample is not None:
+            folder = report.out / "zoo" / row.mutant.name
+            report.zoo_written[row.mutant.name] = write_run(
+                row.result, folder, target_spec=f"zoo:{row.mutant.name}", cwd=str(Path.cwd()),
+                command=f"schedcheck zoo --only {row.mutant.name}",
+                with_pictures=row.mutant.name in report.showcase)
+
+
+def _run_suites(report: VerifyReport, *, examples: int | None, seed: int | None, threads: bool,
+                say: Callable[[str], None], bar: pipeline.ProgressFactory | None) -> None:
+    for folder, system, spec in BUNDLED_RUNS:
+        target = load_target(spec)
+        result = pipeline.check(system, target.factory, target_name=spec, examples=examples,
+                                seed=seed, rounds=threads, stress=threads, bar=bar, status=say)
+        say(summary_line(result))
+        written = write_run(result, report.out / folder, target_spec=spec, cwd=str(Path.cwd()))
+        report.suites.append(SuiteRun(folder, result, written))
