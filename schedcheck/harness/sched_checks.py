@@ -31,6 +31,19 @@ import hypothesis
 
 from schedcheck import adapt, contract
 from schedcheck.harness import sched_oracles as oracles
+from schedcheck.harness.clauses import (
+    S1,
+    S9,
+    S_CLAIM_DEPS,
+    S_CLAIM_ONCE,
+    S_INV,
+    S_ORACLE_CYCLE,
+    S_ORACLE_TOPO,
+    S_T1,
+    S_T4,
+    S_TERMINAL,
+    S_X_OPTIONAL,
+)
 from schedcheck.harness.common import SuiteMachine
 from schedcheck.harness.outcomes import Observed, call_code, check_expr, observe, observe_model
 from schedcheck.harness.result import Step
@@ -84,7 +97,7 @@ class SchedulerChecks(SuiteMachine):
         self.terminal_seen: dict[tuple[Any, int], tuple[str, Any]] = {}
         self.most_blocked = 0  # most BLOCKED tasks seen at once (a hypothesis.target score)
         self._dirty = False  # a call was made since the last compare_infos()
-        self.last_clause = "S1"
+        self.last_clause = S1
         self.last_words = "construction"
         self._holders: dict[str, set[tuple[Any, int]]] = {w: set() for w in WORKERS}
 
@@ -116,7 +129,7 @@ class SchedulerChecks(SuiteMachine):
         hypothesis.event(event_label(step.code, expected))
         blamed = blame(clause, expected, actual)
         extra = (*also, *((clause,) if blamed != clause else ()),
-                 *(("S9",) if not expected.ok else ()))
+                 *((S9,) if not expected.ok else ()))
         self.expect(blamed, step, expected, actual, check=check, also=tuple(dict.fromkeys(
             e for e in extra if e != blamed)), story=story)
 
@@ -190,7 +203,7 @@ class SchedulerChecks(SuiteMachine):
         """networkx decides whether a CycleError is due; a reported cycle must be real."""
         if exp.error not in (None, "CycleError"):
             return  # an error of higher precedence is due (rule 9): the replies decide
-        self.exercise("S-ORACLE-CYCLE", "S-T4")
+        self.exercise(S_ORACLE_CYCLE, S_T4)
         cyclic = oracles.has_cycle(graph)
         if (exp.error == "CycleError") != cyclic:
             raise contract.SchedcheckInternalError(
@@ -206,24 +219,24 @@ class SchedulerChecks(SuiteMachine):
             if problem is not None:
                 step.expected = "raises CycleError with a real cycle"
                 step.actual = f"raises CycleError(cycle={cycle!r})"
-                self.diverge("S-ORACLE-CYCLE", f"{step.words}: `{step.code}`: {problem}",
+                self.diverge(S_ORACLE_CYCLE, f"{step.words}: `{step.code}`: {problem}",
                              step=step, snapshot={"cycle": [repr(x) for x in cycle or []]})
         elif cyclic and act.error is None:
             step.expected, step.actual = "raises CycleError", repr(act)
-            self.diverge("S-ORACLE-CYCLE", f"{step.words}: `{step.code}` did not raise "
+            self.diverge(S_ORACLE_CYCLE, f"{step.words}: `{step.code}` did not raise "
                          f"CycleError, but the graph has a cycle (networkx)", step=step)
 
     def _check_claims(self, step: Step, claims: list[tuple[Any, int]], running: int) -> None:
-        self.exercise("S-CLAIM-ONCE", "S-CLAIM-DEPS")
+        self.exercise(S_CLAIM_ONCE, S_CLAIM_DEPS)
         seen: set[tuple[Any, int]] = set()
         for c in claims:
             if c in self.claimed or c in seen:
-                self.diverge("S-CLAIM-ONCE", f"{step.words}: `{step.code}` handed out "
+                self.diverge(S_CLAIM_ONCE, f"{step.words}: `{step.code}` handed out "
                              f"{c[0]!r} generation {c[1]} again: each generation is claimed "
                              "at most once", step=step)
             seen.add(c)
         if running + len(claims) > self.max_concurrency:
-            self.diverge("S-CLAIM-ONCE", f"{step.words}: `{step.code}` returned "
+            self.diverge(S_CLAIM_ONCE, f"{step.words}: `{step.code}` returned "
                          f"{len(claims)} claims with {running} already RUNNING, over "
                          f"max_concurrency={self.max_concurrency}", step=step)
         for tid, _gen in claims:
@@ -232,19 +245,19 @@ class SchedulerChecks(SuiteMachine):
             for dep in self.m.deps_of(tid):
                 state = self.m.info(dep).state.name
                 if state != "SUCCEEDED":
-                    self.diverge("S-CLAIM-DEPS", f"{step.words}: `{step.code}` claimed "
+                    self.diverge(S_CLAIM_DEPS, f"{step.words}: `{step.code}` claimed "
                                  f"{tid!r} while its dependency {dep!r} is {state}", step=step)
             for dep in self.m.optional_of(tid):
                 state = self.m.info(dep).state.name
                 if state not in TERMINAL:
-                    self.diverge("S-CLAIM-DEPS", f"{step.words}: `{step.code}` claimed "
+                    self.diverge(S_CLAIM_DEPS, f"{step.words}: `{step.code}` claimed "
                                  f"{tid!r} while its optional dependency {dep!r} is {state} "
                                  "(not terminal)", step=step)
 
     def _oracle_ok(self, step: Step, got: Observed) -> None:
         if not got.ok:
             step.expected, step.actual = "no error", repr(got)
-            self.diverge("S-ORACLE-TOPO", f"`{step.code}` {got.describe()} on an acyclic "
+            self.diverge(S_ORACLE_TOPO, f"`{step.code}` {got.describe()} on an acyclic "
                          "graph with every dependency submitted", step=step)
 
     def compare_infos(self) -> None:
@@ -261,7 +274,7 @@ class SchedulerChecks(SuiteMachine):
         blocked = sum(1 for o in model_infos.values() if o.ok and o.value[2] == "BLOCKED")
         self.most_blocked = max(self.most_blocked, blocked)
         if known:
-            self.exercise("S-T1", "S-INV", "S-TERMINAL")
+            self.exercise(S_T1, S_INV, S_TERMINAL)
         self._target_invariants(target_infos)
         for tid, exp in model_infos.items():
             act = target_infos[tid]
@@ -289,9 +302,9 @@ class SchedulerChecks(SuiteMachine):
             got = observe(self.target.check_invariants)
             if not got.ok:
                 step = self.trace.add(call_code("check_invariants"),
-                                      "the target checks its own invariants", clause="S-INV")
+                                      "the target checks its own invariants", clause=S_INV)
                 step.expected, step.actual = "None", got.describe()
-                self.diverge("S-INV", f"after '{self.last_words}' the target's own "
+                self.diverge(S_INV, f"after '{self.last_words}' the target's own "
                              f"check_invariants() {got.describe()}", step=step)
 
     def _compare_optional_failed(self, ids: list[Any]) -> None:
@@ -304,13 +317,13 @@ class SchedulerChecks(SuiteMachine):
             act = observe(self.target.info, tid, norm=optional_failed)
             if act.ok and act.value is None:
                 return  # the target does not record it: nothing to compare
-            self.exercise("S-X-OPTIONAL")
+            self.exercise(S_X_OPTIONAL)
             if exp != act:
                 name = self.trace.fresh_name("info")
                 step = self.trace.add(call_code("info", tid, assign=name),
                                       f"look at the optional dependencies of {tid!r} found "
-                                      "dead", clause="S-X-OPTIONAL")
-                self.expect("S-X-OPTIONAL", step, exp, act,
+                                      "dead", clause=S_X_OPTIONAL)
+                self.expect(S_X_OPTIONAL, step, exp, act,
                             check=f"set({name}.optional_failed) == {exp.value!r}",
                             story=f"after '{self.last_words}', optional_failed differs")
 
@@ -321,11 +334,11 @@ class SchedulerChecks(SuiteMachine):
             running += state == "RUNNING"
             seen = self.terminal_seen.get((tid, gen))
             if seen is not None and state != seen[0]:
-                self._info_violation("S-TERMINAL", tid, infos[tid],
+                self._info_violation(S_TERMINAL, tid, infos[tid],
                                      f"{tid!r} generation {gen} was {seen[0]} and is now "
                                      f"{state}: a terminal generation never leaves its state")
             if seen is not None and cause != seen[1]:
-                self._info_violation("S-TERMINAL", tid, infos[tid],
+                self._info_violation(S_TERMINAL, tid, infos[tid],
                                      f"{tid!r} generation {gen} is {state} with cause "
                                      f"{seen[1]!r}, now {cause!r}: a terminal generation keeps "
                                      "its cause (a BLOCKED one, the first propagation's)")
@@ -333,16 +346,16 @@ class SchedulerChecks(SuiteMachine):
                 for dep in self.m.deps_of(tid):
                     d = states.get(dep)
                     if d is not None and d[2] in DEAD:
-                        self._info_violation("S-INV", tid, infos[tid],
+                        self._info_violation(S_INV, tid, infos[tid],
                                              f"{tid!r} is {state} while its dependency "
                                              f"{dep!r} is {d[2]}: it should be BLOCKED")
             if state == "BLOCKED":
                 problem = self._blocked_problem(tid, cause, states)
                 if problem:
-                    self._info_violation("S-INV", tid, infos[tid], problem)
+                    self._info_violation(S_INV, tid, infos[tid], problem)
         if running > self.max_concurrency:
-            self.exercise("S-CLAIM-ONCE")
-            self._info_violation("S-CLAIM-ONCE", next(iter(states)), None,
+            self.exercise(S_CLAIM_ONCE)
+            self._info_violation(S_CLAIM_ONCE, next(iter(states)), None,
                                  f"{running} tasks are RUNNING, over max_concurrency="
                                  f"{self.max_concurrency}")
 

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from schedcheck.harness.clauses import S9
 from schedcheck.harness.outcomes import Observed
 
 __all__ = [
@@ -137,7 +138,7 @@ def as_dict(value: Any) -> dict[Any, int]:
 def blame(clause: str, *outcomes: Observed) -> str:
     """Rule 9 owns malformed arguments, lifecycle errors and unknown ids, whatever the call."""
     if any(o.error in _RULE9 for o in outcomes):
-        return "S9"
+        return S9
     return clause
 
 

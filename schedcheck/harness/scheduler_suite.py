@@ -55,6 +55,26 @@ from hypothesis.stateful import (
 
 from schedcheck import adapt, contract
 from schedcheck.harness import sched_oracles as oracles
+from schedcheck.harness.clauses import (
+    S1,
+    S2,
+    S3,
+    S4,
+    S5,
+    S6,
+    S7,
+    S8,
+    S9,
+    S_ORACLE_TOPO,
+    S_T1,
+    S_T3,
+    S_T4,
+    S_T5,
+    S_T6,
+    S_X_ADDDEP,
+    S_X_OPTIONAL,
+    S_X_RETRY,
+)
 from schedcheck.harness.common import (
     Observed,
     Progress,
@@ -134,14 +154,14 @@ class SchedulerMachine(SchedulerChecks):
         self.trace.setup = f"target = factory({mc})"
         built = observe(type(self).factory, mc)
         if not built.ok:
-            self.diverge("S9", f"the target could not be built: factory({mc}) "
+            self.diverge(S9, f"the target could not be built: factory({mc}) "
                                f"{built.describe()}")
         self.target = built.value
 
     def _construct_malformed(self, arg: Any) -> None:
         step = self._step(f"factory({arg!r})", f"build a scheduler with max_concurrency={arg!r}",
-                          "S9")
-        self.compare_call("S9", step, ModelScheduler, type(self).factory, arg)
+                          S9)
+        self.compare_call(S9, step, ModelScheduler, type(self).factory, arg)
 
     # ---- submit (rules 1, 7) -------------------------------------------------------------
 
@@ -156,12 +176,12 @@ class SchedulerMachine(SchedulerChecks):
             known = tid in self.universe and tid in self.m.task_ids()
         except TypeError:
             known = False
-        clause = "S7" if known else "S1"
+        clause = S7 if known else S1
         graph_before = self._graph()
 
         def checks(step: Step, exp: Observed, act: Observed) -> None:
-            self.exercise("S-T1", *(("S-T5",) if known else ()),
-                          *(("S-X-OPTIONAL",) if optional is not None else ()))
+            self.exercise(S_T1, *((S_T5,) if known else ()),
+                          *((S_X_OPTIONAL,) if optional is not None else ()))
             self._check_error_data(clause, step, exp, act)
             if exp.error == "CycleError" or act.error == "CycleError":
                 proposed = dict(graph_before)
@@ -247,13 +267,13 @@ class SchedulerMachine(SchedulerChecks):
         graph = self._graph()
 
         def checks(step: Step, exp: Observed, act: Observed) -> None:
-            self._check_error_data("S2", step, exp, act)
+            self._check_error_data(S2, step, exp, act)
             all_known = all(d in graph for ds in graph.values() for d in ds)
             if all_known and exp.error in (None, "CycleError") and not getattr(
                     self.m, "_closed", False):
                 self._check_cycle_oracle(step, exp, act, graph)
 
-        self._call("start", clause="S2", words="start scheduling", checks=checks)
+        self._call("start", clause=S2, words="start scheduling", checks=checks)
 
     # ---- ready (rule 3) ------------------------------------------------------------------
 
@@ -301,16 +321,16 @@ class SchedulerMachine(SchedulerChecks):
                              if self.m.info(t).state is contract.TaskState.RUNNING)
 
         def checks(step: Step, exp: Observed, act: Observed) -> None:
-            self.exercise("S-T5")
+            self.exercise(S_T5)
             if sum(1 for held in self._holders.values() if held) > 1:
-                self.exercise("S-T6")
+                self.exercise(S_T6)
             if act.ok:
                 step.expected, step.actual = repr(exp), repr(act)
                 step.check = check_expr(exp, name, "norm_claims")
                 self._check_claims(step, act.value, running_before)
 
         name = self.trace.fresh_name("claim")
-        exp = self._call("ready", kwargs=kwargs, clause="S3", words=words, thread=worker,
+        exp = self._call("ready", kwargs=kwargs, clause=S3, words=words, thread=worker,
                          name=name, norm=adapt.norm_claims, norm_name="norm_claims",
                          checks=checks)
         if not exp.ok:
@@ -340,8 +360,8 @@ class SchedulerMachine(SchedulerChecks):
 
     def _callback(self, op: str, tid: Any, gen: Any, *, words: str, thread: str | None = None,
                   error: Any = None, late: bool = False) -> Observed:
-        clause = {"complete": "S4", "fail": "S5", "cancel": "S6",
-                  "cancel_requested": "S6"}[op]
+        clause = {"complete": S4, "fail": S5, "cancel": S6,
+                  "cancel_requested": S6}[op]
         args: tuple[Any, ...] = (tid,) if gen is None and op == "cancel" else (tid, gen)
         kwargs = {"error": error} if error is not None else {}
         flag = op == "cancel_requested"
@@ -350,13 +370,13 @@ class SchedulerMachine(SchedulerChecks):
         def checks(step: Step, exp: Observed, act: Observed) -> None:
             if late or (exp.ok and isinstance(exp.value, tuple)
                         and exp.value[0] in ("STALE", "DUPLICATE")):
-                self.exercise("S-T6")  # a late or duplicate callback
+                self.exercise(S_T6)  # a late or duplicate callback
 
         return self._call(op, *args, kwargs=kwargs, clause=clause, words=words, thread=thread,
                           name=self.trace.fresh_name("flag" if flag else "reply"), norm=norm,
                           norm_name=None if flag else "norm_reply", checks=checks,
-                          also={"complete": ("S-T3",), "fail": ("S-T4",),
-                                "cancel": ("S-T4",)}.get(op, ()))
+                          also={"complete": (S_T3,), "fail": (S_T4,),
+                                "cancel": (S_T4,)}.get(op, ()))
 
     @rule(claim=claims, op=st.sampled_from(("complete", "complete", "fail")),
           error=st.sampled_from((None, "boom")))
@@ -416,7 +436,7 @@ class SchedulerMachine(SchedulerChecks):
         schedule something first."""
         if not now:
             return
-        self._call("close", clause="S8", words="close the scheduler",
+        self._call("close", clause=S8, words="close the scheduler",
                    name=self.trace.fresh_name("closed"), norm=as_list)
 
     # ---- extensions ----------------------------------------------------------------------
@@ -427,12 +447,12 @@ class SchedulerMachine(SchedulerChecks):
         graph = self._graph()
 
         def checks(step: Step, exp: Observed, act: Observed) -> None:
-            self._check_error_data("S-X-ADDDEP", step, exp, act)
+            self._check_error_data(S_X_ADDDEP, step, exp, act)
             if self._started() and (exp.error == "CycleError" or act.error == "CycleError"):
                 graph[tid] = (*graph.get(tid, ()), dep)
                 self._check_cycle_oracle(step, exp, act, graph, new_task=tid)
 
-        self._call("add_dependency", tid, dep, clause="S-X-ADDDEP",
+        self._call("add_dependency", tid, dep, clause=S_X_ADDDEP,
                    words=f"add the dependency {dep!r} to {tid!r}",
                    name=self.trace.fresh_name("reply"), norm=adapt.norm_reply,
                    norm_name="norm_reply", checks=checks)
@@ -440,7 +460,7 @@ class SchedulerMachine(SchedulerChecks):
     @precondition(lambda self: self.support.retry)
     @rule(tid=tasks, cascade=st.booleans())
     def retry(self, tid: str, cascade: bool) -> None:
-        self._call("retry", tid, kwargs={"cascade": cascade}, clause="S-X-RETRY",
+        self._call("retry", tid, kwargs={"cascade": cascade}, clause=S_X_RETRY,
                    words=f"retry {tid!r}{' and its blocked subtree' if cascade else ''}",
                    name=self.trace.fresh_name("retried"), norm=as_dict, norm_name="dict")
 
@@ -456,29 +476,29 @@ class SchedulerMachine(SchedulerChecks):
         graph: dict[Any, tuple[Any, ...]] = {
             f"t{i}": tuple(dict.fromkeys(f"t{j % i}" for j in ds)) if i else ()
             for i, ds in enumerate(shape)}
-        self.exercise("S-ORACLE-TOPO")
+        self.exercise(S_ORACLE_TOPO)
         obj = self.trace.fresh_name("topo")
         step = self._step(f"{obj} = factory({BIG})",
                           f"build a second scheduler with max_concurrency={BIG}",
-                          "S-ORACLE-TOPO")
+                          S_ORACLE_TOPO)
         built = observe(type(self).factory, BIG)
         if not built.ok:
-            self.diverge("S-ORACLE-TOPO", f"factory({BIG}) {built.describe()}", step=step)
+            self.diverge(S_ORACLE_TOPO, f"factory({BIG}) {built.describe()}", step=step)
         t = built.value
         order = list(graph)[::-1] if reverse else list(graph)
         for tid in order:
             step = self._step(call_code("submit", tid, obj=obj, deps=graph[tid]),
-                              f"oracle graph: submit {tid!r}", "S-ORACLE-TOPO",
+                              f"oracle graph: submit {tid!r}", S_ORACLE_TOPO,
                               compare_first=False)
             self._oracle_ok(step, observe(t.submit, tid, deps=graph[tid]))
-        step = self._step(call_code("start", obj=obj), "oracle graph: start", "S-ORACLE-TOPO",
+        step = self._step(call_code("start", obj=obj), "oracle graph: start", S_ORACLE_TOPO,
                           compare_first=False)
         self._oracle_ok(step, observe(t.start))
         batches: list[list[str]] = [sorted(b) for b in oracles.topo_batches(graph)]
         for want in [*batches, []]:
             name = self.trace.fresh_name("batch")
             step = self._step(call_code("ready", obj=obj, assign=name),
-                              "oracle graph: claim every READY task", "S-ORACLE-TOPO",
+                              "oracle graph: claim every READY task", S_ORACLE_TOPO,
                               compare_first=False)
             got = observe(t.ready, norm=adapt.norm_claims)
             ids = sorted(c[0] for c in got.value) if got.ok else None
@@ -486,12 +506,12 @@ class SchedulerMachine(SchedulerChecks):
             step.check = (f"_raised is None and sorted(c[0] for c in norm_claims({name})) == "
                           f"{want!r}")
             if ids != want:
-                self.diverge("S-ORACLE-TOPO", f"`{step.code}` returned {got!r}; graphlib's "
+                self.diverge(S_ORACLE_TOPO, f"`{step.code}` returned {got!r}; graphlib's "
                              f"get_ready() group is {want!r} for the graph {graph!r}",
                              step=step)
             for tid, gen in got.value:
                 step = self._step(call_code("complete", tid, gen, obj=obj),
-                                  f"oracle graph: {tid!r} succeeds", "S-ORACLE-TOPO",
+                                  f"oracle graph: {tid!r} succeeds", S_ORACLE_TOPO,
                                   compare_first=False)
                 self._oracle_ok(step, observe(t.complete, tid, gen, norm=adapt.norm_reply))
 
@@ -522,9 +542,9 @@ def make_scheduler_machine(
     if result is None:
         result = RunResult.fresh("scheduler", getattr(factory, "__qualname__", repr(factory)))
     support = probe_support(factory)
-    for ok, clause, what in ((support.optional, "S-X-OPTIONAL", "submit(..., optional=...)"),
-                             (support.add_dependency, "S-X-ADDDEP", "add_dependency()"),
-                             (support.retry, "S-X-RETRY", "retry()")):
+    for ok, clause, what in ((support.optional, S_X_OPTIONAL, "submit(..., optional=...)"),
+                             (support.add_dependency, S_X_ADDDEP, "add_dependency()"),
+                             (support.retry, S_X_RETRY, "retry()")):
         if not ok:
             result.unsupported_clause(clause)
             if what not in result.unsupported:

@@ -15,6 +15,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from schedcheck.harness.clauses import W1, W5, W_T4
 from schedcheck.harness.result import RunResult
 from schedcheck.harness.wheel_fixtures import EXECUTOR_POLICIES, Support
 
@@ -62,8 +63,8 @@ def configs(support: Support) -> st.SearchStrategy[dict[str, Any]]:
 
 
 def record_unsupported(result: RunResult, support: Support) -> None:
-    clause_of = {"max_catchup_ticks": "W1", "lag_ticks": "W1", "max_pending": "W5",
-                 "executor": "W-T4", "callback_errors": "W-T4"}
+    clause_of = {"max_catchup_ticks": W1, "lag_ticks": W1, "max_pending": W5,
+                 "executor": W_T4, "callback_errors": W_T4}
     for part in support.missing:
         if part not in result.unsupported:
             result.unsupported.append(part)
