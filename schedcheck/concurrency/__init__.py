@@ -13,19 +13,26 @@ The entry points the toolkit uses:
 
 Modules: ``baton`` (the controller), ``primitives`` (cooperative Lock/RLock/Condition/Event/
 Semaphore/Queue/Thread), ``patching``, ``history`` + ``linearizability`` (Wing-Gong/Lowe),
-``rounds`` (operations, specs, one round), ``explore``, ``hunt``, ``mixins``, ``stress``.
+``operations`` (each system's operations: resolve, apply to target and model, describe, draw),
+``rounds`` (specs, one round), ``cases`` (a replayable round), ``explore``, ``hunt``,
+``mixins``, ``stress``.
+
+Every name here is imported on first use, so ``import schedcheck.concurrency.baton`` (or
+``primitives``) loads neither Hypothesis nor networkx nor the rest of the package.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from schedcheck.concurrency.explore import ScenarioResult, run_exhaustive
-from schedcheck.concurrency.hunt import HuntResult
-from schedcheck.concurrency.hunt import build as _build
-from schedcheck.concurrency.mixins import concurrency_bases, describe_bases
-from schedcheck.concurrency.stress import StressResult, run_stress
+if TYPE_CHECKING:
+    from schedcheck.concurrency.cases import controlled
+    from schedcheck.concurrency.explore import ScenarioResult, run_exhaustive
+    from schedcheck.concurrency.hunt import HuntResult
+    from schedcheck.concurrency.mixins import concurrency_bases, describe_bases
+    from schedcheck.concurrency.rounds import concurrent_round
+    from schedcheck.concurrency.stress import StressResult, run_stress
 
 __all__ = [
     "HuntResult",
@@ -39,50 +46,28 @@ __all__ = [
     "run_stress",
 ]
 
+#: public name -> the module defining it (imported on first access)
+_HOMES = {
+    "HuntResult": "hunt",
+    "ScenarioResult": "explore",
+    "StressResult": "stress",
+    "concurrency_bases": "mixins",
+    "concurrent_round": "rounds",
+    "controlled": "cases",
+    "describe_bases": "mixins",
+    "run_exhaustive": "explore",
+    "run_stress": "stress",
+}
 
-def controlled(factory: Callable[..., Any], *args: Any, **options: Any) -> Any:
-    """``factory(*args, **options)`` with cooperative primitives (lock_factory or patch)."""
-    return _build(factory, args, options)
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'schedcheck.concurrency' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"schedcheck.concurrency.{home}"), name)
+    globals()[name] = value
+    return value
 
 
-def concurrent_round(
-    target: Any,
-    system: str,
-    threads: Sequence[Sequence[tuple[Any, ...]]],
-    schedule: Sequence[int],
-    names: Sequence[str] | None = None,
-    *,
-    now: int = 0,
-    handles: dict[str, Any] | None = None,
-    callbacks: dict[str, Any] | None = None,
-) -> Any:
-    """Replay one round on ``target`` (built by :func:`controlled`) under ``schedule``.
-
-    Returns the history (``history.History``; ``.describe()`` prints it). The judgement
-    needs the model's state at that point; the printed counterexample's message has it.
-    """
-    from schedcheck.concurrency import baton
-    from schedcheck.concurrency.history import History
-    from schedcheck.concurrency.rounds import SchedulerRound, WheelRound, _lane_program
-
-    history = History()
-    lane_names = list(names) if names else [f"t{i}" for i in range(len(threads))]
-    resolver: Any
-    if system == "scheduler":
-        ids = list(target.task_ids()) if hasattr(target, "task_ids") else []
-        infos = {t: target.info(t) for t in ids}
-        resolver = SchedulerRound(
-            generations={t: infos[t].generation for t in ids},
-            deps={t: tuple(target.deps_of(t)) for t in ids} if ids else {},
-            running=[t for t in ids if getattr(infos[t].state, "name", "") == "RUNNING"],
-            lanes=lane_names,
-        )
-    else:
-        resolver = WheelRound(now=now, handles=dict(handles or {}),
-                              callbacks=dict(callbacks or {}))
-    programs = [_lane_program(resolver, target, history, lane, list(ops))
-                for lane, ops in zip(lane_names, threads, strict=True)]
-    baton.run(programs, schedule, names=lane_names)
-    if system == "wheel":
-        history.meta["handles"] = resolver.handles
-    return history
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

@@ -39,8 +39,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import networkx as nx
-
 from schedcheck.contract import SchedcheckInternalError
 
 # Real primitives from ``_thread``, which nobody patches (threading.Event and threading.Thread
@@ -453,6 +451,10 @@ class Controller:
                 continue
             for holder in _holders(lane.blocked_on):
                 edges.append([lane.name, holder.name])
+        if not edges:
+            return edges, []
+        import networkx as nx  # only a deadlock needs it: importing the baton stays light
+
         graph: nx.DiGraph[str] = nx.DiGraph()
         graph.add_edges_from((a, b) for a, b in edges)
         try:

@@ -81,12 +81,12 @@ class Scenario:
     name: str
     system: str
     words: str
-    case: Any  #: a ``hunt.Case`` without a schedule
+    case: Any  #: a ``cases.Case`` without a schedule
 
 
 def catalogue() -> list[Scenario]:
     """Two threads x at most 3 operations each, both systems."""
-    from schedcheck.concurrency.hunt import Case
+    from schedcheck.concurrency.cases import Case
 
     def sched(setup: list[tuple[Any, ...]], threads: list[list[tuple[Any, ...]]],
               mc: int = 2) -> Case:
@@ -161,7 +161,7 @@ def run_exhaustive(
     from dataclasses import replace
 
     from schedcheck import impl
-    from schedcheck.concurrency.hunt import run_case
+    from schedcheck.concurrency.cases import run_case
 
     chosen = targets or {
         "scheduler": [("impl.Scheduler", impl.Scheduler)],

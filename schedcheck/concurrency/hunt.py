@@ -1,140 +1,37 @@
 """Hunting races with Hypothesis: a small sequential setup, then one concurrent round.
 
-A :class:`Case` is everything one hunt example is made of -- the constructor, the sequential
-setup calls, the thread programs and the schedule -- and its ``repr`` is a Python expression,
-so the printed counterexample is a program: ``run_case(factory, Case(...))`` replays the exact
-interleaving (the baton makes it deterministic). :func:`hunt` draws cases with Hypothesis (the
-schedule is data, so shrinking removes preemptions, operations and threads), keeps the
-minimal failing one, and replays it ``replays`` times: if the runnable sets of a replay differ
-from the first run, the report says so ("nondeterminism the controller does not see: a harness
-or adapter problem"), instead of blaming the target.
-
-Targets get cooperative primitives through ``lock_factory`` when their constructor takes one
-(our implementations), else by constructing them inside :func:`patching.patched`.
+A :class:`~schedcheck.concurrency.cases.Case` is everything one hunt example is made of (its
+``repr`` is a program: ``run_case(factory, Case(...))`` replays the exact interleaving).
+:func:`hunt` draws cases with Hypothesis (the schedule is data, so shrinking removes
+preemptions, operations and threads), keeps the minimal failing one, and replays it
+``replays`` times: if the runnable sets of a replay differ from the first run, the report says
+so ("nondeterminism the controller does not see: a harness or adapter problem"), instead of
+blaming the target.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import hypothesis
 from hypothesis import given
 from hypothesis import strategies as st
 
-from schedcheck.concurrency import patching, primitives
+from schedcheck.concurrency.cases import Case, SetupDiverged, build, run_case
 from schedcheck.concurrency.explore import explore
-from schedcheck.concurrency.rounds import (
-    Program,
-    RoundOutcome,
-    SchedulerSpec,
-    WheelSpec,
-    describe_round,
-    explain,
-    observe_scheduler,
-    observe_wheel_spec,
-    observe_wheel_target,
-    run_round,
-)
-from schedcheck.contract import SchedcheckInternalError
+from schedcheck.concurrency.rounds import Program, RoundOutcome, describe_round, explain
 from schedcheck.harness.result import Counterexample, Step
+
+# Case, run_case and build live in ``cases``; they stay importable from here, where printed
+# replay programs import them.
+__all__ = ["Case", "HuntResult", "SetupDiverged", "build", "hunt", "reduce_case", "run_case",
+           "schedules"]
 
 TASK_IDS = ("a", "b", "c", "d")
 #: Largest k (a lane's own switch point) a drawn preemption names.
 MAX_POINT = 24
-
-
-@dataclass
-class Case:
-    system: str  #: "scheduler" or "wheel"
-    args: tuple[Any, ...]  #: constructor positionals: (max_concurrency,) / (tick, wheel_size)
-    options: dict[str, Any]  #: constructor keywords (wheel: max_pending ...)
-    setup: list[tuple[Any, ...]]  #: sequential calls before the round
-    threads: list[Program]
-    names: list[str]
-    schedule: list[int] = field(default_factory=list)
-
-    @property
-    def operations(self) -> int:
-        return sum(len(ops) for ops in self.threads)
-
-
-def build(factory: Callable[..., Any], args: Sequence[Any], options: dict[str, Any]) -> Any:
-    """The target with cooperative primitives: via ``lock_factory`` or the threading patch."""
-    if patching.patchable(factory):
-        return factory(*args, lock_factory=primitives.Lock, **options)
-    with patching.patched():
-        return factory(*args, **options)
-
-
-def _model(system: str, args: Sequence[Any], options: dict[str, Any]) -> Any:
-    from schedcheck import model
-
-    if system == "scheduler":
-        return model.Scheduler(*args)
-    return model.TimingWheel(*args, **options)
-
-
-def _setup_scheduler(obj: Any, calls: list[tuple[Any, ...]]) -> None:
-    for call in calls:
-        if call[0] == "submit":
-            obj.submit(call[1], call[2])
-        elif call[0] == "start":
-            obj.start()
-        elif call[0] == "ready":
-            obj.ready(limit=call[1])
-        elif call[0] == "cancel":
-            obj.cancel(call[1])
-
-
-def _setup_wheel(obj: Any, calls: list[tuple[Any, ...]], handles: dict[str, Any]) -> int:
-    now = 0
-    for call in calls:
-        if call[0] == "schedule":
-            handles[call[1]] = obj.schedule(call[2], _noop)
-        elif call[0] == "advance":
-            obj.advance(call[1])
-            now = call[1]
-    return now
-
-
-def _noop() -> None:
-    return None
-
-
-def run_case(factory: Callable[..., Any], case: Case, *, budget: int = 50_000) -> RoundOutcome:
-    """Build target and model, run the setup on both, then the round; see ``rounds``."""
-    target = build(factory, case.args, case.options)
-    model = _model(case.system, case.args, case.options)
-    if case.system == "scheduler":
-        for obj in (model, target):
-            try:
-                _setup_scheduler(obj, case.setup)
-            except Exception as exc:
-                raise SchedcheckInternalError(f"setup {case.setup!r} raised {exc!r}") from exc
-        ids = list(model.task_ids())
-        if observe_scheduler(target, ids) != observe_scheduler(model, ids):
-            raise SetupDiverged(
-                f"the sequential setup already diverges: model {observe_scheduler(model, ids)!r},"
-                f" target {observe_scheduler(target, ids)!r} (the sequential suite reports this)"
-            )
-        return run_round("scheduler", target, SchedulerSpec(model), case.threads,
-                         case.schedule, names=case.names, budget=budget)
-    target_handles: dict[str, Any] = {}
-    model_handles: dict[str, Any] = {}
-    now = _setup_wheel(target, case.setup, target_handles)
-    _setup_wheel(model, case.setup, model_handles)
-    spec = WheelSpec(model, {name: h.seq for name, h in model_handles.items()})
-    if observe_wheel_target(target, target_handles) != observe_wheel_spec(spec, list(spec.names)):
-        raise SetupDiverged("the sequential setup already diverges (the sequential suite "
-                            "reports this)")
-    return run_round("wheel", target, spec, case.threads, case.schedule, names=case.names,
-                     setup_handles=target_handles, now=now, budget=budget)
-
-
-class SetupDiverged(Exception):
-    """The target differs from the model before any thread runs: not a race."""
 
 
 # --------------------------------------------------------------------------------------------

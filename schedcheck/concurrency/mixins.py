@@ -35,8 +35,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import precondition, rule
 
 from schedcheck.concurrency import patching
+from schedcheck.concurrency.cases import build as _build
 from schedcheck.concurrency.explore import explore
-from schedcheck.concurrency.hunt import build as _build
 from schedcheck.concurrency.rounds import (
     SchedulerSpec,
     WheelSpec,

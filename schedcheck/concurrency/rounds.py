@@ -392,6 +392,45 @@ def run_round(
     return outcome(OK, "", lin, fits[0])
 
 
+def concurrent_round(
+    target: Any,
+    system: str,
+    threads: Sequence[Sequence[tuple[Any, ...]]],
+    schedule: Sequence[int],
+    names: Sequence[str] | None = None,
+    *,
+    now: int = 0,
+    handles: dict[str, Any] | None = None,
+    callbacks: dict[str, Any] | None = None,
+) -> History:
+    """Replay one round on ``target`` (built by ``controlled``) under ``schedule``.
+
+    Returns the history (``.describe()`` prints it). The judgement needs the model's state at
+    that point; the printed counterexample's message has it.
+    """
+    history = History()
+    lane_names = list(names) if names else [f"t{i}" for i in range(len(threads))]
+    resolver: Any
+    if system == "scheduler":
+        ids = list(target.task_ids()) if hasattr(target, "task_ids") else []
+        infos = {t: target.info(t) for t in ids}
+        resolver = SchedulerRound(
+            generations={t: infos[t].generation for t in ids},
+            deps={t: tuple(target.deps_of(t)) for t in ids} if ids else {},
+            running=[t for t in ids if getattr(infos[t].state, "name", "") == "RUNNING"],
+            lanes=lane_names,
+        )
+    else:
+        resolver = WheelRound(now=now, handles=dict(handles or {}),
+                              callbacks=dict(callbacks or {}))
+    programs = [_lane_program(resolver, target, history, lane, list(ops))
+                for lane, ops in zip(lane_names, threads, strict=True)]
+    baton.run(programs, schedule, names=lane_names)
+    if system == "wheel":
+        history.meta["handles"] = resolver.handles
+    return history
+
+
 def describe_round(threads: Sequence[Program], schedule: Sequence[int],
                    names: Sequence[str] | None = None) -> str:
     lane_names = list(names) if names else [f"t{i}" for i in range(len(threads))]

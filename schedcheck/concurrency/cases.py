@@ -1,0 +1,129 @@
+"""One replayable concurrent round: a :class:`Case` and :func:`run_case`.
+
+A :class:`Case` is everything one round is made of -- the constructor, the sequential setup
+calls, the thread programs and the schedule -- and its ``repr`` is a Python expression, so a
+printed counterexample is a program: ``run_case(factory, Case(...))`` replays the exact
+interleaving (the baton makes it deterministic). The hunt (``hunt``) draws cases, the
+exhaustive scenarios (``explore``) fix them; both run them here.
+
+Targets get cooperative primitives through ``lock_factory`` when their constructor takes one
+(our implementations), else by constructing them inside :func:`patching.patched`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from schedcheck.concurrency import patching, primitives
+from schedcheck.concurrency.rounds import (
+    Program,
+    RoundOutcome,
+    SchedulerSpec,
+    WheelSpec,
+    observe_scheduler,
+    observe_wheel_spec,
+    observe_wheel_target,
+    run_round,
+)
+from schedcheck.contract import SchedcheckInternalError
+
+__all__ = ["Case", "SetupDiverged", "build", "controlled", "run_case"]
+
+
+@dataclass
+class Case:
+    system: str  #: "scheduler" or "wheel"
+    args: tuple[Any, ...]  #: constructor positionals: (max_concurrency,) / (tick, wheel_size)
+    options: dict[str, Any]  #: constructor keywords (wheel: max_pending ...)
+    setup: list[tuple[Any, ...]]  #: sequential calls before the round
+    threads: list[Program]
+    names: list[str]
+    schedule: list[int] = field(default_factory=list)
+
+    @property
+    def operations(self) -> int:
+        return sum(len(ops) for ops in self.threads)
+
+
+class SetupDiverged(Exception):
+    """The target differs from the model before any thread runs: not a race."""
+
+
+def build(factory: Callable[..., Any], args: Sequence[Any], options: dict[str, Any]) -> Any:
+    """The target with cooperative primitives: via ``lock_factory`` or the threading patch."""
+    if patching.patchable(factory):
+        return factory(*args, lock_factory=primitives.Lock, **options)
+    with patching.patched():
+        return factory(*args, **options)
+
+
+def controlled(factory: Callable[..., Any], *args: Any, **options: Any) -> Any:
+    """``factory(*args, **options)`` with cooperative primitives (lock_factory or patch)."""
+    return build(factory, args, options)
+
+
+def _model(system: str, args: Sequence[Any], options: dict[str, Any]) -> Any:
+    from schedcheck import model
+
+    if system == "scheduler":
+        return model.Scheduler(*args)
+    return model.TimingWheel(*args, **options)
+
+
+def _setup_scheduler(obj: Any, calls: list[tuple[Any, ...]]) -> None:
+    for call in calls:
+        if call[0] == "submit":
+            obj.submit(call[1], call[2])
+        elif call[0] == "start":
+            obj.start()
+        elif call[0] == "ready":
+            obj.ready(limit=call[1])
+        elif call[0] == "cancel":
+            obj.cancel(call[1])
+
+
+def _setup_wheel(obj: Any, calls: list[tuple[Any, ...]], handles: dict[str, Any]) -> int:
+    now = 0
+    for call in calls:
+        if call[0] == "schedule":
+            handles[call[1]] = obj.schedule(call[2], _noop)
+        elif call[0] == "advance":
+            obj.advance(call[1])
+            now = call[1]
+    return now
+
+
+def _noop() -> None:
+    return None
+
+
+def run_case(factory: Callable[..., Any], case: Case, *, budget: int = 50_000) -> RoundOutcome:
+    """Build target and model, run the setup on both, then the round; see ``rounds``."""
+    target = build(factory, case.args, case.options)
+    model = _model(case.system, case.args, case.options)
+    if case.system == "scheduler":
+        for obj in (model, target):
+            try:
+                _setup_scheduler(obj, case.setup)
+            except Exception as exc:
+                raise SchedcheckInternalError(f"setup {case.setup!r} raised {exc!r}") from exc
+        ids = list(model.task_ids())
+        if observe_scheduler(target, ids) != observe_scheduler(model, ids):
+            raise SetupDiverged(
+                f"the sequential setup already diverges: model {observe_scheduler(model, ids)!r},"
+                f" target {observe_scheduler(target, ids)!r} (the sequential suite reports this)"
+            )
+        return run_round("scheduler", target, SchedulerSpec(model), case.threads,
+                         case.schedule, names=case.names, budget=budget)
+    target_handles: dict[str, Any] = {}
+    model_handles: dict[str, Any] = {}
+    now = _setup_wheel(target, case.setup, target_handles)
+    _setup_wheel(model, case.setup, model_handles)
+    spec = WheelSpec(model, {name: h.seq for name, h in model_handles.items()})
+    if observe_wheel_target(target, target_handles) != observe_wheel_spec(spec, list(spec.names)):
+        raise SetupDiverged("the sequential setup already diverges (the sequential suite "
+                            "reports this)")
+    return run_round("wheel", target, spec, case.threads, case.schedule, names=case.names,
+                     setup_handles=target_handles, now=now, budget=budget)
