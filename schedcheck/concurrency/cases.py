@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from schedcheck.concurrency import patching, primitives
+from schedcheck.concurrency.operations import SCHEDULER, WHEEL, SetupState
 from schedcheck.concurrency.rounds import (
     Program,
     RoundOutcome,
@@ -72,33 +73,6 @@ def _model(system: str, args: Sequence[Any], options: dict[str, Any]) -> Any:
     return model.TimingWheel(*args, **options)
 
 
-def _setup_scheduler(obj: Any, calls: list[tuple[Any, ...]]) -> None:
-    for call in calls:
-        if call[0] == "submit":
-            obj.submit(call[1], call[2])
-        elif call[0] == "start":
-            obj.start()
-        elif call[0] == "ready":
-            obj.ready(limit=call[1])
-        elif call[0] == "cancel":
-            obj.cancel(call[1])
-
-
-def _setup_wheel(obj: Any, calls: list[tuple[Any, ...]], handles: dict[str, Any]) -> int:
-    now = 0
-    for call in calls:
-        if call[0] == "schedule":
-            handles[call[1]] = obj.schedule(call[2], _noop)
-        elif call[0] == "advance":
-            obj.advance(call[1])
-            now = call[1]
-    return now
-
-
-def _noop() -> None:
-    return None
-
-
 def run_case(factory: Callable[..., Any], case: Case, *, budget: int = 50_000) -> RoundOutcome:
     """Build target and model, run the setup on both, then the round; see ``rounds``."""
     target = build(factory, case.args, case.options)
@@ -106,7 +80,7 @@ def run_case(factory: Callable[..., Any], case: Case, *, budget: int = 50_000) -
     if case.system == "scheduler":
         for obj in (model, target):
             try:
-                _setup_scheduler(obj, case.setup)
+                SCHEDULER.run_setup(obj, case.setup, SetupState())
             except Exception as exc:
                 raise SchedcheckInternalError(f"setup {case.setup!r} raised {exc!r}") from exc
         ids = list(model.task_ids())
@@ -117,10 +91,10 @@ def run_case(factory: Callable[..., Any], case: Case, *, budget: int = 50_000) -
             )
         return run_round("scheduler", target, SchedulerSpec(model), case.threads,
                          case.schedule, names=case.names, budget=budget)
-    target_handles: dict[str, Any] = {}
-    model_handles: dict[str, Any] = {}
-    now = _setup_wheel(target, case.setup, target_handles)
-    _setup_wheel(model, case.setup, model_handles)
+    on_target, on_model = SetupState(), SetupState()
+    WHEEL.run_setup(target, case.setup, on_target)
+    WHEEL.run_setup(model, case.setup, on_model)
+    target_handles, model_handles, now = on_target.handles, on_model.handles, on_target.now
     spec = WheelSpec(model, {name: h.seq for name, h in model_handles.items()})
     if observe_wheel_target(target, target_handles) != observe_wheel_spec(spec, list(spec.names)):
         raise SetupDiverged("the sequential setup already diverges (the sequential suite "

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from schedcheck.concurrency.cases import Case, SetupDiverged, build, run_case
 from schedcheck.concurrency.explore import explore
+from schedcheck.concurrency.operations import SCHEDULER, WHEEL, DrawContext, table
 from schedcheck.concurrency.rounds import Program, RoundOutcome, describe_round, explain
 from schedcheck.harness.result import Counterexample, Step
 
@@ -72,7 +73,8 @@ SHAPES: dict[str, list[tuple[str, tuple[str, ...]]]] = {
 
 
 @st.composite
-def scheduler_cases(draw: st.DrawFn, max_threads: int = 3, max_ops: int = 3) -> Case:
+def scheduler_cases(draw: st.DrawFn, max_threads: int = 3, max_ops: int = 3,
+                    stage: str = "") -> Case:
     shape = draw(st.sampled_from([*SHAPES, "random"]))
     setup: list[tuple[Any, ...]] = []
     if shape == "random":
@@ -90,14 +92,7 @@ def scheduler_cases(draw: st.DrawFn, max_threads: int = 3, max_ops: int = 3) -> 
     claims = draw(st.sampled_from([None, 0, 1])) if shape == "random" else None
     if claims != 0:
         setup.append(("ready", claims))
-    ref = st.one_of(st.just(("claimed",)), st.just(("mine", 0)), st.sampled_from(ids))
-    # Callbacks on claimed work are what workers mostly do: complete gets its own branch.
-    op = st.one_of(
-        st.tuples(st.just("complete"), ref),
-        st.tuples(st.just("ready"), st.sampled_from([1, None, 2])),
-        st.tuples(st.sampled_from(["cancel", "fail"]), ref),
-        st.tuples(st.just("submit"), st.sampled_from(ids)),
-    )
+    op = SCHEDULER.lane_ops(DrawContext(ids=ids), stage=stage)
     threads = draw(st.lists(st.lists(op, min_size=1, max_size=max_ops), min_size=2,
                             max_size=max_threads))
     lanes = len(threads)
@@ -105,7 +100,8 @@ def scheduler_cases(draw: st.DrawFn, max_threads: int = 3, max_ops: int = 3) -> 
 
 
 @st.composite
-def wheel_cases(draw: st.DrawFn, max_threads: int = 3, max_ops: int = 3) -> Case:
+def wheel_cases(draw: st.DrawFn, max_threads: int = 3, max_ops: int = 3,
+                stage: str = "") -> Case:
     tick = draw(st.sampled_from([1, 2]))
     size = draw(st.integers(1, 4))
     options: dict[str, Any] = {}
@@ -118,13 +114,7 @@ def wheel_cases(draw: st.DrawFn, max_threads: int = 3, max_ops: int = 3) -> Case
     for i in range(n):
         setup.append(("schedule", f"h{i}", draw(st.integers(0, span))))
     names = [f"h{i}" for i in range(n)]
-    ref = st.one_of(st.just(("mine", 0)), st.sampled_from(names)) if names else st.just(
-        ("mine", 0))
-    op = st.one_of(
-        st.tuples(st.just("schedule"), st.integers(0, span)),
-        st.tuples(st.just("cancel"), ref),
-        st.tuples(st.just("pending")),
-    )
+    op = WHEEL.lane_ops(DrawContext(names=names, span=span), stage=stage)
     threads: list[Program] = draw(st.lists(st.lists(op, min_size=1, max_size=max_ops),
                                            min_size=1, max_size=max_threads - 1))
     tick_lane = draw(st.booleans()) or len(threads) == 1
@@ -220,21 +210,27 @@ def hunt(
     seed: int | None = None,
     sweep_bound: int = 1,
     sweep_runs: int = 30,
+    extra_stages: bool = True,
 ) -> HuntResult:
     """Search for a concurrent round the target fails; shrink it; replay it ``replays`` times.
 
     Each of ``stages`` runs the profile's examples, small scope first (2 threads x 2
     operations, then 3 x 3): a race that a small round shows is found -- and reported -- in
     its small form, and only a target that survives the small stage meets the larger rounds.
+    Then (``extra_stages``) one 2 x 3 stage per named stage of the system's operations table
+    (the scheduler's "shutdown": lanes that may also call ``close()``).
     """
     if system not in ("scheduler", "wheel"):
         raise ValueError(f"unknown system {system!r}; expected 'scheduler' or 'wheel'")
     base = settings or hypothesis.settings()
     per_stage = base.max_examples
     result = HuntResult(system, 0)
-    for threads, ops in stages:
+    plan: list[tuple[int, int, str]] = [(threads, ops, "") for threads, ops in stages]
+    if extra_stages:
+        plan.extend((2, 3, name) for name in table(system).stages())
+    for threads, ops, stage in plan:
         found = _hunt_stage(system, factory, hypothesis.settings(base, max_examples=per_stage),
-                            threads, ops, seed, sweep_bound, sweep_runs)
+                            threads, ops, seed, sweep_bound, sweep_runs, stage)
         result.examples += found[0]
         if found[1] is not None:
             result.case, result.outcome = found[1]
@@ -261,9 +257,10 @@ def _hunt_stage(
     seed: int | None,
     sweep_bound: int,
     sweep_runs: int,
+    stage: str = "",
 ) -> tuple[int, tuple[Case, RoundOutcome] | None]:
-    strategy = (scheduler_cases(max_threads, max_ops) if system == "scheduler"
-                else wheel_cases(max_threads, max_ops))
+    strategy = (scheduler_cases(max_threads, max_ops, stage) if system == "scheduler"
+                else wheel_cases(max_threads, max_ops, stage))
     failures: list[tuple[Case, RoundOutcome]] = []
     examples = 0
 

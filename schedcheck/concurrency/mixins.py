@@ -28,8 +28,8 @@ selected model copy. Its rounds run only without an executor and outside toleran
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, ClassVar
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar, Protocol, cast
 
 from hypothesis import strategies as st
 from hypothesis.stateful import precondition, rule
@@ -37,6 +37,7 @@ from hypothesis.stateful import precondition, rule
 from schedcheck.concurrency import patching
 from schedcheck.concurrency.cases import build as _build
 from schedcheck.concurrency.explore import explore
+from schedcheck.concurrency.operations import SCHEDULER, WHEEL, DrawContext
 from schedcheck.concurrency.rounds import (
     SchedulerSpec,
     WheelSpec,
@@ -44,6 +45,48 @@ from schedcheck.concurrency.rounds import (
     explain,
     run_round,
 )
+from schedcheck.harness.common import Recorder
+from schedcheck.harness.result import Step
+
+
+class SuiteMachineView(Protocol):
+    """What a round mixin uses of any suite machine (``harness.common.SuiteMachine``)."""
+
+    target: Any
+    model: Any
+    trace: Recorder
+
+    def exercise(self, *clause_ids: str) -> None: ...
+    def diverge(self, clause: str, message: str, *, step: Step | None = ...,
+                snapshot: Mapping[str, Any] | None = ...) -> None: ...
+
+
+class SchedulerSuiteMachine(SuiteMachineView, Protocol):
+    """What the scheduler's round mixin uses of ``scheduler_suite.SchedulerMachine``."""
+
+    max_concurrency: int
+    claimed: set[tuple[Any, int]]
+    last_clause: str
+    last_words: str
+
+    @property
+    def m(self) -> Any: ...
+
+
+class WheelSuiteMachine(SuiteMachineView, Protocol):
+    """What the wheel's round mixin uses of ``wheel_suite.WheelMachine``."""
+
+    ledger: Any
+    t_handles: dict[str, Any]
+    m_handles: dict[str, Any]
+
+    def new_callback(self, raises: bool) -> tuple[str, Any, Any]: ...
+    def note_schedule(self, deadline: int, callback: str, raises: bool, t_handle: Any,
+                      m_handle: Any) -> Any: ...
+    def note_cancel(self, name: str, stopped: bool) -> None: ...
+    def note_advance(self, now: int, t_fired: list[Any]) -> Any: ...
+    def rebind_model(self, model: Any, handles: dict[str, Any]) -> None: ...
+
 
 __all__ = ["SchedulerRoundMixin", "WheelRoundMixin", "concurrency_bases", "describe_bases"]
 
@@ -65,18 +108,6 @@ def describe_bases(system: str, factory: Callable[..., Any]) -> str:
         return ("wheel: concurrent rounds inside the suite (without an executor, exact mode); "
                 f"primitives through {how}")
     return f"scheduler: concurrent rounds inside the suite; primitives through {how}"
-
-
-def _lane_ops(ids: list[Any]) -> st.SearchStrategy[tuple[Any, ...]]:
-    # No resubmits inside a round: the submission order of two overlapping resubmits is not
-    # observable at the quiescent point, and the suite carries one model state, not a set
-    # (the standalone hunt and the stress runs, which carry sets, do race resubmits).
-    ref = st.one_of(st.just(("claimed",)), st.just(("mine", 0)), st.sampled_from(ids))
-    return st.one_of(
-        st.tuples(st.just("complete"), ref),
-        st.tuples(st.just("ready"), st.sampled_from([1, None, 2])),
-        st.tuples(st.sampled_from(["cancel", "fail"]), ref),
-    )
 
 
 class SchedulerRoundMixin:
@@ -101,11 +132,12 @@ class SchedulerRoundMixin:
     @precondition(lambda self: self.model is not None and self._started())
     @rule(data=st.data())
     def concurrent_round(self, data: st.DataObject) -> None:
-        machine: Any = self
+        machine = cast(SchedulerSuiteMachine, self)
         ids = list(machine.m.task_ids())
         if not ids:
             return
-        threads = data.draw(st.lists(st.lists(_lane_ops(ids), min_size=1, max_size=3),
+        lane_op = SCHEDULER.lane_ops(DrawContext(ids=ids), suite=True)
+        threads = data.draw(st.lists(st.lists(lane_op, min_size=1, max_size=3),
                                      min_size=2, max_size=3), label="threads")
         names = [f"t{i}" for i in range(len(threads))]
         bound = 6 * max(len(ops) for ops in threads) + 2
@@ -139,7 +171,7 @@ class SchedulerRoundMixin:
         machine.exercise("S-LIN", "S-T6")
         machine.last_clause, machine.last_words = "S-LIN", "a concurrent round"
         for op in outcome.history.operations:
-            if op.call[0] == "ready" and isinstance(op.response, list):
+            if SCHEDULER[op.call[0]].claims and isinstance(op.response, list):
                 for claim in op.response:
                     key = (claim[0], claim[1])
                     if key in machine.claimed:
@@ -195,14 +227,11 @@ class WheelRoundMixin(_Controlled):
                   and not self.tolerance)
     @rule(data=st.data())
     def concurrent_round(self, data: st.DataObject) -> None:
-        machine: Any = self
+        machine = cast(WheelSuiteMachine, self)
         led = machine.ledger
         live = [r.name for r in led.live()]
         span = 2 * led.tick * led.wheel_size + 2
-        ref = st.one_of(st.just(("mine", 0)), st.sampled_from(live)) if live else st.just(
-            ("mine", 0))
-        op = st.one_of(st.tuples(st.just("schedule"), st.integers(0, span)),
-                       st.tuples(st.just("cancel"), ref), st.tuples(st.just("pending")))
+        op = WHEEL.lane_ops(DrawContext(names=live, span=span), suite=True)
         threads = data.draw(st.lists(st.lists(op, min_size=1, max_size=3), min_size=1,
                                      max_size=2), label="workers")
         names = [f"t{i}" for i in range(len(threads))]
@@ -226,7 +255,7 @@ class WheelRoundMixin(_Controlled):
         m_cbs: dict[str, Any] = {}
         cb_names: dict[str, str] = {}
         for lane, ops in zip(names, threads, strict=True):
-            for j in range(sum(1 for o in ops if o[0] == "schedule")):
+            for j in range(sum(1 for o in ops if WHEEL[o[0]].makes_handle)):
                 cb, t_cb, m_cb = machine.new_callback(False)
                 label = f"{lane}.h{j}"
                 t_cbs[label], m_cbs[label], cb_names[label] = t_cb, m_cb, cb
@@ -269,31 +298,46 @@ class WheelRoundMixin(_Controlled):
         final = outcome.final_spec
         # The ledger follows one linearization that ends in the selected state (through the
         # suite's note_* helpers, which keep its handle maps and accounting in step).
-        records = {r.name: r for r in led.timers}
-        bindings: list[str] = []
+        replay = _LedgerReplay(machine, outcome.handles, cb_names, round_name)
         for done in outcome.final_path:
-            call = done.call
             if isinstance(done.response, tuple) and done.response[:1] == ("raise",):
                 continue  # errors never change state (W6)
-            if call[0] == "schedule":
-                rec = machine.note_schedule(call[2], cb_names[call[1]], False,
-                                            outcome.handles[call[1]], None)
-                records[call[1]] = rec
-                bindings.append(f"{rec.name} = {round_name}.meta['handles'][{call[1]!r}]")
-            elif call[0] == "cancel":
-                machine.note_cancel(records[call[1]].name, bool(done.response))
-            elif call[0] == "advance":
-                machine.note_advance(call[1], [outcome.handles[n] for n in done.response])
-        if bindings:  # later steps name the round's timers as the suite does: h_<seq>
-            step.code = "; ".join([step.code, *bindings])
+            note = WHEEL[done.call[0]].replay
+            if note is not None:
+                note(replay, done.call, done.response)
+        if replay.bindings:  # later steps name the round's timers as the suite does: h_<seq>
+            step.code = "; ".join([step.code, *replay.bindings])
         # Every model handle now lives in the selected copy of the model.
-        machine.model = final.model
-        machine.m_handles.clear()
-        machine._m_ids.clear()
-        for label_or_name, rec in records.items():
+        rebound: dict[str, Any] = {}
+        for label_or_name, rec in replay.records.items():
             seq = final.names.get(label_or_name)
-            if seq is None or rec.name in machine.m_handles:
+            if seq is None or rec.name in rebound:
                 continue
-            handle = final.model._handle(seq)
-            machine.m_handles[rec.name] = handle
-            machine._m_ids[id(handle)] = rec
+            rebound[rec.name] = final.model._handle(seq)
+        machine.rebind_model(final.model, rebound)
+
+
+class _LedgerReplay:
+    """Replays one linearization of a wheel round into the suite's ledger (through the
+    suite's ``note_*`` helpers, which keep its handle maps and accounting in step)."""
+
+    def __init__(self, machine: WheelSuiteMachine, handles: dict[str, Any],
+                 cb_names: dict[str, str], round_name: str) -> None:
+        self.machine = machine
+        self.handles = handles  #: label -> the target's handle (the round's and setup's)
+        self.cb_names = cb_names
+        self.round_name = round_name
+        self.records: dict[str, Any] = {r.name: r for r in machine.ledger.timers}
+        self.bindings: list[str] = []
+
+    def scheduled(self, label: str, deadline: int) -> None:
+        rec = self.machine.note_schedule(deadline, self.cb_names[label], False,
+                                         self.handles[label], None)
+        self.records[label] = rec
+        self.bindings.append(f"{rec.name} = {self.round_name}.meta['handles'][{label!r}]")
+
+    def cancelled(self, label: str, stopped: bool) -> None:
+        self.machine.note_cancel(self.records[label].name, stopped)
+
+    def advanced(self, now: int, fired: list[str]) -> None:
+        self.machine.note_advance(now, [self.handles[n] for n in fired])

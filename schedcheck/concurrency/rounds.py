@@ -12,15 +12,15 @@ quiescent point where
    disambiguated by the target itself, never guessed);
 3. the run must not deadlock, livelock, or raise anything but a contract error.
 
-Operations are tuples, printable and replayable. Scheduler: ``("ready", limit)``,
-``("complete"|"fail"|"cancel", ref)``, ``("submit", id)`` (a resubmit with the same deps),
-where ``ref`` is a task id (its generation at the start of the round), ``("claimed",)`` (the
-task RUNNING at the start that this lane owns: lane i owns the i-th, in id order) or
-``("mine", j)`` (the j-th claim of this lane's
-latest ready()); a ref that names nothing skips the operation. Wheel: ``("schedule",
-offset)`` (deadline = round's now + offset), ``("cancel", ref)`` with ``ref`` a handle name
-(``"h0"``...) or ``("mine", j)``, ``("advance", dt)`` (now = round's now + dt, taken by the
-"tick" lane), ``("pending",)``.
+Operations are tuples, printable and replayable, each looked up in its system's table
+(``operations``). Scheduler: ``("ready", limit)``, ``("complete"|"fail"|"cancel", ref)``,
+``("submit", id)`` (a resubmit with the same deps), ``("close",)``, where ``ref`` is a task id
+(its generation at the start of the round), ``("claimed",)`` (the task RUNNING at the start
+that this lane owns: lane i owns the i-th, in id order) or ``("mine", j)`` (the j-th claim of
+this lane's latest ready()); a ref that names nothing skips the operation. Wheel:
+``("schedule", offset)`` (deadline = round's now + offset), ``("cancel", ref)`` with ``ref`` a
+handle name (``"h0"``...) or ``("mine", j)``, ``("advance", dt)`` (now = round's now + dt,
+taken by the "tick" lane), ``("pending",)``.
 
 A call resolved at invocation time is what the history holds (``("complete", "a", 1)``), so the
 linearizability search needs no lane-local state. Wheel handles are named by the operation
@@ -37,18 +37,37 @@ from schedcheck import adapt
 from schedcheck.concurrency import baton
 from schedcheck.concurrency.history import History, Operation
 from schedcheck.concurrency.linearizability import OK, UNKNOWN, LinResult, check
+from schedcheck.concurrency.operations import (
+    SCHEDULER,
+    SKIP,
+    WHEEL,
+    OpTable,
+)
+from schedcheck.concurrency.operations import error_response as _err
+from schedcheck.concurrency.operations import noop as _noop
 
 Program = list[tuple[Any, ...]]
 
-SKIP = ("skip",)
+__all__ = ["SKIP", "Program", "RoundOutcome", "SchedulerRound", "SchedulerSpec", "WheelRound",
+           "WheelSpec", "_noop", "concurrent_round", "describe_round", "explain",
+           "perform_scheduler", "run_round"]
 
 
-def _err(exc: BaseException) -> tuple[str, str]:
-    return ("raise", adapt.error_name(exc))
+def _on_model(table: OpTable, spec: Any, call: tuple[Any, ...]) -> Any:
+    op = table[call[0]]  # an unknown name is a harness error, raised
+    try:
+        return op.on_model(spec, call)
+    except Exception as exc:
+        return _err(exc)
 
 
-def _noop() -> None:
-    return None
+def _on_target(table: OpTable, target: Any, call: tuple[Any, ...], lanes: Any,
+               lane: str) -> Any:
+    op = table[call[0]]
+    try:
+        return op.on_target(target, call, lanes, lane)
+    except Exception as exc:
+        return _err(exc)
 
 
 # --------------------------------------------------------------------------------------------
@@ -70,28 +89,12 @@ class SchedulerSpec:
         return snap
 
     def apply(self, call: tuple[Any, ...]) -> Any:
-        return perform_scheduler(self.model, call)
+        return _on_model(SCHEDULER, self, call)
 
 
 def perform_scheduler(obj: Any, call: tuple[Any, ...]) -> Any:
     """Run one resolved call on a scheduler (model or target); the normalised response."""
-    try:
-        name = call[0]
-        if name == "ready":
-            return adapt.norm_claims(obj.ready(limit=call[1]))
-        if name == "complete":
-            return adapt.norm_reply(obj.complete(call[1], call[2]))
-        if name == "fail":
-            return adapt.norm_reply(obj.fail(call[1], call[2]))
-        if name == "cancel":
-            return adapt.norm_reply(obj.cancel(call[1], call[2]))
-        if name == "submit":
-            return int(obj.submit(call[1], call[2]))
-        if name == "info":
-            return adapt.norm_info(obj.info(call[1]))
-    except Exception as exc:
-        return _err(exc)
-    raise ValueError(f"unknown scheduler operation {call!r}")
+    return _on_target(SCHEDULER, obj, call, None, "")
 
 
 @dataclass
@@ -105,32 +108,11 @@ class SchedulerRound:
     claims: dict[str, list[tuple[Any, int]]] = field(default_factory=dict)
 
     def resolve(self, lane: str, op: tuple[Any, ...]) -> tuple[Any, ...]:
-        name = op[0]
-        if name == "ready":
-            return ("ready", op[1])
-        if name == "submit":
-            return ("submit", op[1], self.deps.get(op[1], ()))
-        if name in ("complete", "fail", "cancel"):
-            ref = op[1]
-            if isinstance(ref, tuple) and ref[:1] == ("claimed",):
-                # The task the setup handed to this lane: lane i owns the i-th RUNNING one.
-                index = self.lanes.index(lane) if lane in self.lanes else 0
-                if index >= len(self.running):
-                    return SKIP
-                task = self.running[index]
-                return (name, task, self.generations[task])
-            if isinstance(ref, tuple) and ref[:1] == ("mine",):
-                mine = self.claims.get(lane, [])
-                if ref[1] >= len(mine):
-                    return SKIP
-                task, gen = mine[ref[1]]
-                return (name, task, gen)
-            return (name, ref, self.generations.get(ref, 1))
-        raise ValueError(f"unknown scheduler operation {op!r}")
+        return SCHEDULER[op[0]].resolve(self, lane, op)
 
     def perform(self, target: Any, lane: str, call: tuple[Any, ...]) -> Any:
-        response = perform_scheduler(target, call)
-        if call[0] == "ready" and isinstance(response, list):
+        response = _on_target(SCHEDULER, target, call, self, lane)
+        if SCHEDULER[call[0]].claims and isinstance(response, list):
             self.claims[lane] = [(c[0], c[1]) for c in response]
         return response
 
@@ -167,25 +149,7 @@ class WheelSpec:
         return (self.model.snapshot(), tuple(sorted(self.names.items())))
 
     def apply(self, call: tuple[Any, ...]) -> Any:
-        name = call[0]
-        try:
-            if name == "schedule":
-                handle = self.model.schedule(call[2], self.callbacks.get(call[1], _noop))
-                self.names[call[1]] = handle.seq
-                return "handle"
-            if name == "cancel":
-                seq = self.names.get(call[1])
-                if seq is None:
-                    return False
-                return bool(self.model.cancel(self.model._handle(seq)))
-            if name == "advance":
-                by_seq = {seq: n for n, seq in self.names.items()}
-                return [by_seq.get(h.seq, f"seq{h.seq}") for h in self.model.advance(call[1])]
-            if name == "pending":
-                return int(self.model.pending())
-        except Exception as exc:
-            return _err(exc)
-        raise ValueError(f"unknown wheel operation {call!r}")
+        return _on_model(WHEEL, self, call)
 
 
 @dataclass
@@ -199,49 +163,16 @@ class WheelRound:
     callbacks: dict[str, Any] = field(default_factory=dict)  #: label -> target callback
 
     def resolve(self, lane: str, op: tuple[Any, ...]) -> tuple[Any, ...]:
-        name = op[0]
-        if name == "schedule":
-            label = f"{self.prefix}{lane}.h{len(self.mine.get(lane, []))}"
-            return ("schedule", label, self.now + op[1])
-        if name == "cancel":
-            ref = op[1]
-            if isinstance(ref, tuple) and ref[:1] == ("mine",):
-                mine = self.mine.get(lane, [])
-                if ref[1] >= len(mine):
-                    return SKIP
-                return ("cancel", mine[ref[1]])
-            return ("cancel", ref)
-        if name == "advance":
-            return ("advance", self.now + op[1])
-        if name == "pending":
-            return ("pending",)
-        raise ValueError(f"unknown wheel operation {op!r}")
+        return WHEEL[op[0]].resolve(self, lane, op)
 
     def perform(self, target: Any, lane: str, call: tuple[Any, ...]) -> Any:
         """Raw response; handle objects are named after the run (:meth:`normalise`)."""
-        try:
-            if call[0] == "schedule":
-                handle = target.schedule(call[2], self.callbacks.get(call[1], _noop))
-                self.handles[call[1]] = handle
-                self.mine.setdefault(lane, []).append(call[1])
-                return handle
-            if call[0] == "cancel":
-                return bool(target.cancel(self.handles[call[1]]))
-            if call[0] == "advance":
-                return list(target.advance(call[1]))
-            return int(target.pending())
-        except Exception as exc:
-            return _err(exc)
+        return _on_target(WHEEL, target, call, self, lane)
 
     def normalise(self, call: tuple[Any, ...], raw: Any) -> Any:
         if isinstance(raw, tuple) and raw[:1] == ("raise",):
             return raw
-        if call[0] == "schedule":
-            return "handle"
-        if call[0] == "advance":
-            by_id = {id(h): n for n, h in self.handles.items()}
-            return [by_id.get(id(h), f"foreign {h!r}") for h in raw]
-        return raw
+        return WHEEL[call[0]].normalise(self, call, raw)
 
 
 def observe_wheel_target(target: Any, handles: dict[str, Any]) -> tuple[Any, ...]:

@@ -32,6 +32,7 @@ from typing import Any
 from schedcheck import adapt
 from schedcheck.concurrency.history import History
 from schedcheck.concurrency.linearizability import OK, UNKNOWN, check
+from schedcheck.concurrency.operations import SCHEDULER, SKIP, WHEEL
 from schedcheck.concurrency.rounds import (
     SchedulerSpec,
     WheelRound,
@@ -223,7 +224,7 @@ class _SchedulerStress:
         self.lock = threading.Lock()
 
     def plan(self, lane: int, n: int, rng: random.Random) -> list[tuple[str, int]]:
-        kinds = rng.choices(["ready", "complete", "complete", "fail", "cancel", "submit"], k=n)
+        kinds = rng.choices(list(SCHEDULER.stress_mix), k=n)
         return [(kind, rng.randrange(1 << 30)) for kind in kinds]
 
     def work(self, lane: int, plan: list[tuple[str, int]], history: History) -> None:
@@ -339,7 +340,7 @@ class _WheelStress:
             return [("advance", self.TICK * (k + 1)) for k in range(n)]
         ops: list[tuple[Any, ...]] = []
         for _ in range(n):
-            kind = rng.choice(["schedule", "schedule", "cancel", "pending"])
+            kind = rng.choice(list(WHEEL.stress_mix))
             if kind == "schedule":
                 ops.append(("schedule", rng.randrange(0, 12 * self.TICK)))
             elif kind == "cancel":
@@ -353,7 +354,7 @@ class _WheelStress:
         name = "tick" if lane == 0 else f"t{lane}"
         for op in plan:
             call = resolver.resolve(name, op)
-            if call == ("skip",):
+            if call == SKIP:
                 continue
             record = history.invoke(name, call)
             raw = resolver.perform(self.target, name, call)

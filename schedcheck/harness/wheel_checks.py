@@ -176,6 +176,17 @@ class WheelChecks(SuiteMachine):
             self.m_handles[rec.name] = m_handle
             self._m_ids[id(m_handle)] = rec
 
+    def rebind_model(self, model: Any, handles: dict[str, Any]) -> None:
+        """The model is now ``model`` (a copy a concurrent round selected); ``handles`` maps
+        each timer name to its handle in it, and replaces every earlier model handle."""
+        self.model = model
+        self.m_handles.clear()
+        self._m_ids.clear()
+        by_name = {r.name: r for r in self.ledger.timers}
+        for name, handle in handles.items():
+            self.m_handles[name] = handle
+            self._m_ids[id(handle)] = by_name[name]
+
     # -- for mixins (concurrent rounds): apply calls made outside the rules, in linearization
     # order, so that the ledger, the handle maps and the executor accounting stay in step.
     # Each assumes the target's outcome was already judged (e.g. by a linearizability check).

@@ -11,6 +11,9 @@ method each, so the mistake is the diff and nothing else.
 * ``race-complete-decrement-unlocked``: complete() marks SUCCEEDED under the lock, then
   decrements each dependent's outstanding count with a read and a write in two separate
   critical sections -- two completing dependencies lose a decrement, the dependent never runs.
+* ``race-close-snapshot-then-cancel``: close() picks the PENDING/READY tasks in one critical
+  section and cancels them in a second one -- a ready() in the gap claims a task that close
+  then marks CANCELLED under the worker.
 * ``race-wheel-cancel-no-recheck``: advance() detaches the bucket, releases the lock to walk
   it, and fires every detached node without re-checking its cancelled flag -- a cancel that
   lands in the gap returns True and the timer fires anyway (rule 4 broken).
@@ -24,6 +27,7 @@ from typing import Any
 
 from schedcheck.contract import (
     DEAD,
+    Cause,
     Claim,
     NotStartedError,
     Outcome,
@@ -41,12 +45,14 @@ from schedcheck.zoo.mutant import mutant
 __all__ = [
     "CancelNoRecheckWheel",
     "ClaimCheckThenWriteScheduler",
+    "CloseSnapshotThenCancelScheduler",
     "SplitMaxPendingWheel",
     "UnlockedDecrementScheduler",
 ]
 
-_READY, _RUNNING, _PENDING, _OK = (
+_READY, _RUNNING, _PENDING, _OK, _CANCELLED = (
     TaskState.READY, TaskState.RUNNING, TaskState.PENDING, TaskState.SUCCEEDED,
+    TaskState.CANCELLED,
 )
 
 
@@ -110,6 +116,28 @@ class UnlockedDecrementScheduler(Scheduler):
                         dep.t = self._clock()
                         self._push(dep)
         return Reply(Outcome.APPLIED, _OK)
+
+
+@mutant(name="race-close-snapshot-then-cancel", system="scheduler", clause=S_LIN, kind="race",
+        source="seed 000: shutdown while workers still claim and report (close racing ready)",
+        mistake="close() picks the PENDING/READY tasks in one critical section and cancels them "
+                "in another without re-checking: a ready() in the gap claims a task that close "
+                "then marks CANCELLED under the worker")
+class CloseSnapshotThenCancelScheduler(Scheduler):
+    """close() chooses what to cancel in one critical section and cancels it in another."""
+
+    def close(self) -> list[Any]:
+        with self._lock:  # MUTANT: the tasks to cancel are chosen ...
+            if self._closed:
+                return []
+            hit = sorted((r for r in self._tasks.values()
+                          if r.state is _PENDING or r.state is _READY), key=lambda r: r.seq)
+        with self._lock:  # ... and cancelled in a second one, with no re-check of their state
+            self._closed = True
+            for r in hit:
+                r.state, r.cause = _CANCELLED, Cause("shutdown", r.task_id, r.gen)
+            self._heap, self._queued, self._stale = [], {}, 0
+            return [r.task_id for r in hit]
 
 
 @mutant(name="race-wheel-cancel-no-recheck", system="wheel", clause=W_LIN, kind="race",

@@ -20,7 +20,8 @@ CI = suite_settings(profile="ci")
 CURRENT = suite_settings()
 
 WHEEL_MUTANTS = [rm.CancelNoRecheckWheel, rm.SplitMaxPendingWheel]
-SCHEDULER_MUTANTS = [rm.ClaimCheckThenWriteScheduler, rm.UnlockedDecrementScheduler]
+SCHEDULER_MUTANTS = [rm.ClaimCheckThenWriteScheduler, rm.UnlockedDecrementScheduler,
+                     rm.CloseSnapshotThenCancelScheduler]
 
 
 RACY = [("scheduler", f) for f in SCHEDULER_MUTANTS] + [("wheel", f) for f in WHEEL_MUTANTS]
@@ -64,6 +65,7 @@ def test_race_mutants_are_catalogued_as_races_with_lin_clauses() -> None:
     assert set(races) == {
         "race-claim-check-then-write",
         "race-complete-decrement-unlocked",
+        "race-close-snapshot-then-cancel",
         "race-wheel-cancel-no-recheck",
         "race-wheel-max-pending-split",
     }
