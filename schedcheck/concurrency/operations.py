@@ -18,6 +18,7 @@ Nothing here imports Hypothesis, the model or the harness at import time.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -74,6 +75,20 @@ class WheelModelSide(Protocol):
     callbacks: dict[str, Any]
 
 
+class SchedulerWorker(Protocol):
+    """What a stress worker knows (``stress``): its claims, the task pool and its deps."""
+
+    mine: list[tuple[Any, int]]
+    pool: int
+    deps: dict[Any, tuple[Any, ...]]
+
+
+class WheelWorker(Protocol):
+    """What a wheel stress worker knows: the tick (deadlines are drawn in ticks)."""
+
+    tick: int
+
+
 class WheelReplay(Protocol):
     """Where a suite replays one linearization of a wheel round (its ledger)."""
 
@@ -117,6 +132,9 @@ class Op:
     makes_handle: bool = False  #: the call creates a handle named by its label (call[1])
     #: (object, call, setup state) for a sequential setup call; None: not a setup call
     setup: Callable[[Any, Call, SetupState], None] | None = None
+    #: real-thread stress: (the worker's state, its random source) -> the operation a worker
+    #: runs when it picks this kind (see :attr:`OpTable.stress_mix`)
+    stress: Callable[[Any, random.Random], Call] | None = None
     #: (where to replay, call, normalised response) -- the suite's ledger after a wheel round
     replay: Callable[[WheelReplay, Call, Any], None] | None = None
 
@@ -173,6 +191,12 @@ class OpTable:
             assert ops[0].args is not None
             parts.append(st.tuples(head, *ops[0].args(ctx)))
         return st.one_of(*parts)
+
+    def stress_op(self, kind: str, worker: Any, rng: random.Random) -> Call:
+        op = self[kind]
+        if op.stress is None:
+            raise ValueError(f"{kind!r} is in the {self.system}'s stress mix but has no stress")
+        return op.stress(worker, rng)
 
     def run_setup(self, obj: Any, calls: Sequence[Call], state: SetupState) -> None:
         for call in calls:
@@ -262,6 +286,30 @@ _info = _sched_call(lambda obj, call: adapt.norm_info(obj.info(call[1])))
 _close = _sched_call(lambda obj, call: list(obj.close()))
 
 
+def _stress_ready(_w: SchedulerWorker, rng: random.Random) -> Call:
+    return ("ready", rng.choice([1, 2, None]))
+
+
+def _stress_cancel(w: SchedulerWorker, rng: random.Random) -> Call:
+    return ("cancel", rng.randrange(w.pool), None)
+
+
+def _stress_report(kind: str) -> Callable[[SchedulerWorker, random.Random], Call]:
+    """complete/fail one of the worker's claims; a worker holding none cancels instead."""
+    def build(w: SchedulerWorker, rng: random.Random) -> Call:
+        if not w.mine:
+            return _stress_cancel(w, rng)
+        task, gen = w.mine.pop(rng.randrange(len(w.mine)))
+        return (kind, task, gen)
+
+    return build
+
+
+def _stress_submit(w: SchedulerWorker, rng: random.Random) -> Call:
+    task = rng.randrange(w.pool)
+    return ("submit", task, w.deps[task])
+
+
 def _no_resolve(_lanes: Any, _lane: str, op: Call) -> Call:
     return op
 
@@ -273,19 +321,20 @@ def _not_in_rounds(*_args: Any) -> Any:
 # Draw order (and so Hypothesis's branch choice) is the table order: callbacks on claimed work
 # are what workers mostly do, so complete gets its own branch and cancel/fail share one.
 SCHEDULER = OpTable("scheduler", (
-    Op("complete", "complete a claim", _sched_ref, *_complete, args=_sched_refs),
+    Op("complete", "complete a claim", _sched_ref, *_complete, args=_sched_refs,
+       stress=_stress_report("complete")),
     Op("ready", "claim READY tasks", lambda _l, _n, op: ("ready", op[1]), *_ready,
-       args=_limits, claims=True, setup=_sched_setup_ready),
+       args=_limits, claims=True, setup=_sched_setup_ready, stress=_stress_ready),
     Op("cancel", "cancel (or request it)", _sched_ref, *_complete, args=_sched_refs,
-       branch="cancel-fail", setup=_sched_setup_cancel),
+       branch="cancel-fail", setup=_sched_setup_cancel, stress=_stress_cancel),
     Op("fail", "report a failure", _sched_ref, *_complete, args=_sched_refs,
-       branch="cancel-fail"),
+       branch="cancel-fail", stress=_stress_report("fail")),
     # No resubmits inside a suite's round: the submission order of two overlapping
     # resubmits is not observable at the quiescent point, and a suite carries one model
     # state, not a set (the standalone hunt and stress, which carry sets, race them).
     Op("submit", "resubmit with the same deps",
        lambda lanes, _n, op: ("submit", op[1], lanes.deps.get(op[1], ())), *_submit,
-       args=_ids, in_suite=False, setup=_sched_setup_submit),
+       args=_ids, in_suite=False, setup=_sched_setup_submit, stress=_stress_submit),
     # A shutdown racing claims and callbacks (rule 8, D3): PENDING/READY -> CANCELLED.
     Op("close", "close the scheduler", lambda _l, _n, _op: ("close",), *_close, args=_none,
        in_suite=False, stage="shutdown"),
@@ -373,10 +422,12 @@ WHEEL = OpTable("wheel", (
     Op("schedule", "schedule a timer", _w_schedule_resolve, _w_schedule_target,
        _w_schedule_model, normalise=lambda _l, _c, _raw: "handle", args=_w_offsets,
        makes_handle=True, setup=_w_schedule_setup,
+       stress=lambda w, rng: ("schedule", rng.randrange(0, 12 * w.tick)),
        replay=lambda at, call, _resp: at.scheduled(call[1], call[2])),
     Op("cancel", "cancel a timer", _w_cancel_resolve,
        lambda target, call, lanes, _lane: bool(target.cancel(lanes.handles[call[1]])),
        _w_cancel_model, args=_w_refs,
+       stress=lambda _w, rng: ("cancel", ("mine", rng.randrange(4))),
        replay=lambda at, call, resp: at.cancelled(call[1], bool(resp))),
     Op("advance", "advance the clock", lambda lanes, _n, op: ("advance", lanes.now + op[1]),
        lambda target, call, _lanes, _lane: list(target.advance(call[1])), _w_advance_model,
@@ -384,7 +435,8 @@ WHEEL = OpTable("wheel", (
        replay=lambda at, call, resp: at.advanced(call[1], list(resp))),
     Op("pending", "count pending timers", lambda _l, _n, _op: ("pending",),
        lambda target, _call, _lanes, _lane: int(target.pending()),
-       lambda spec, _call: int(spec.model.pending()), args=_none),
+       lambda spec, _call: int(spec.model.pending()), args=_none,
+       stress=lambda _w, _rng: ("pending",)),
 ), stress_mix=("schedule", "schedule", "cancel", "pending"))
 
 

@@ -230,22 +230,13 @@ class _SchedulerStress:
     def work(self, lane: int, plan: list[tuple[str, int]], history: History) -> None:
         rng = random.Random(plan[0][1] if plan else lane)
         mine = self.claims[lane]
+        worker = _Worker(mine, POOL, self.deps)
         for kind, _ in plan:
-            call: tuple[Any, ...]
-            if kind == "ready":
-                call = ("ready", rng.choice([1, 2, None]))
-            elif kind in ("complete", "fail") and mine:
-                task, gen = mine.pop(rng.randrange(len(mine)))
-                call = (kind, task, gen)
-            elif kind == "submit":
-                task = rng.randrange(POOL)
-                call = ("submit", task, self.deps[task])
-            else:
-                call = ("cancel", rng.randrange(POOL), None)
+            call = SCHEDULER.stress_op(kind, worker, rng)
             op = history.invoke(f"t{lane}", call)
             response = perform_scheduler(self.target, call)
             history.respond(op, response)
-            if call[0] == "ready" and isinstance(response, list):
+            if SCHEDULER[call[0]].claims and isinstance(response, list):
                 got = [(c[0], c[1]) for c in response]
                 mine.extend(got)
                 with self.lock:
@@ -317,8 +308,18 @@ def _canonical(model: Any) -> Any:
     return out
 
 
+@dataclass
+class _Worker:
+    """One scheduler stress worker's view (``operations.SchedulerWorker``)."""
+
+    mine: list[tuple[Any, int]]
+    pool: int
+    deps: dict[Any, tuple[Any, ...]]
+
+
 class _WheelStress:
     TICK = 2
+    tick = TICK  #: ``operations.WheelWorker``
 
     def __init__(self, factory: Callable[..., Any], threads: int, rng: random.Random) -> None:
         from schedcheck import model
@@ -340,13 +341,7 @@ class _WheelStress:
             return [("advance", self.TICK * (k + 1)) for k in range(n)]
         ops: list[tuple[Any, ...]] = []
         for _ in range(n):
-            kind = rng.choice(list(WHEEL.stress_mix))
-            if kind == "schedule":
-                ops.append(("schedule", rng.randrange(0, 12 * self.TICK)))
-            elif kind == "cancel":
-                ops.append(("cancel", ("mine", rng.randrange(4))))
-            else:
-                ops.append(("pending",))
+            ops.append(WHEEL.stress_op(rng.choice(list(WHEEL.stress_mix)), self, rng))
         return ops
 
     def work(self, lane: int, plan: list[tuple[Any, ...]], history: History) -> None:
