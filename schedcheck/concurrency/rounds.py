@@ -106,9 +106,31 @@ class SchedulerRound:
     running: list[Any] = field(default_factory=list)  #: RUNNING at the start, by submission
     lanes: list[str] = field(default_factory=list)  #: lane names, in order
     claims: dict[str, list[tuple[Any, int]]] = field(default_factory=dict)
+    handles: dict[str, Any] = field(default_factory=dict)  #: none: the scheduler has no handles
+    #: what the quiescent comparison looks at
+    mismatch: str = "state {observed!r} matches none of the states the model can be in: {wanted!r}"
+
+    @classmethod
+    def at(cls, sched: Any, lanes: list[str]) -> SchedulerRound:
+        """The round starting from ``sched``'s state (the model, or a target with task_ids)."""
+        ids = list(sched.task_ids()) if hasattr(sched, "task_ids") else []
+        infos = {t: sched.info(t) for t in ids}
+        return cls(generations={t: infos[t].generation for t in ids},
+                   deps={t: tuple(sched.deps_of(t)) for t in ids},
+                   running=[t for t in ids if adapt.norm_name(infos[t].state) == "RUNNING"],
+                   lanes=lanes)
 
     def resolve(self, lane: str, op: tuple[Any, ...]) -> tuple[Any, ...]:
         return SCHEDULER[op[0]].resolve(self, lane, op)
+
+    def normalise(self, call: tuple[Any, ...], raw: Any) -> Any:
+        return raw  # perform already normalised it
+
+    def observe_target(self, target: Any) -> Any:
+        return observe_scheduler(target, list(self.generations))
+
+    def observe_spec(self, spec: SchedulerSpec) -> Any:
+        return observe_scheduler(spec.model, list(self.generations))
 
     def perform(self, target: Any, lane: str, call: tuple[Any, ...]) -> Any:
         response = _on_target(SCHEDULER, target, call, self, lane)
@@ -161,9 +183,17 @@ class WheelRound:
     mine: dict[str, list[str]] = field(default_factory=dict)
     prefix: str = ""  #: prepended to the round's handle names (stress: one per round)
     callbacks: dict[str, Any] = field(default_factory=dict)  #: label -> target callback
+    mismatch: str = ("pending()/flags {observed!r} match none of the model's possible states "
+                     "{wanted!r}")
 
     def resolve(self, lane: str, op: tuple[Any, ...]) -> tuple[Any, ...]:
         return WHEEL[op[0]].resolve(self, lane, op)
+
+    def observe_target(self, target: Any) -> Any:
+        return observe_wheel_target(target, self.handles)
+
+    def observe_spec(self, spec: WheelSpec) -> Any:
+        return observe_wheel_spec(spec, list(self.handles))
 
     def perform(self, target: Any, lane: str, call: tuple[Any, ...]) -> Any:
         """Raw response; handle objects are named after the run (:meth:`normalise`)."""
@@ -215,6 +245,22 @@ class RoundOutcome:
         return self.verdict == OK
 
 
+def _scheduler_round(at: Any, lanes: list[str], _now: int, _handles: Any,
+                     _callbacks: Any) -> SchedulerRound:
+    return SchedulerRound.at(at, lanes)
+
+
+def _wheel_round(_at: Any, _lanes: list[str], now: int, handles: dict[str, Any] | None,
+                 callbacks: dict[str, Any] | None) -> WheelRound:
+    return WheelRound(now=now, handles=dict(handles or {}), callbacks=dict(callbacks or {}))
+
+
+#: system -> (the scheduler/model it starts from, lanes, now, setup handles, callbacks) ->
+#: the round's lane-side state
+_RESOLVERS: dict[str, Callable[..., Any]] = {"scheduler": _scheduler_round,
+                                             "wheel": _wheel_round}
+
+
 def _lane_program(
     resolver: Any, target: Any, history: History, lane: str, ops: Program
 ) -> Callable[[], None]:
@@ -253,36 +299,22 @@ def run_round(
     """
     history = History()
     lane_names = list(names) if names else [f"t{i}" for i in range(len(threads))]
-    resolver: Any
-    if system == "scheduler":
-        ids = list(spec.model.task_ids())
-        infos = {t: spec.model.info(t) for t in ids}
-        resolver = SchedulerRound(
-            generations={t: infos[t].generation for t in ids},
-            deps={t: tuple(spec.model.deps_of(t)) for t in ids},
-            running=[t for t in ids if adapt.norm_name(infos[t].state) == "RUNNING"],
-            lanes=lane_names,
-        )
-    else:
-        resolver = WheelRound(now=now, handles=dict(setup_handles or {}),
-                              callbacks=dict(target_callbacks or {}))
+    resolver = _RESOLVERS[system](spec.model, lane_names, now, setup_handles, target_callbacks)
     programs = [
         _lane_program(resolver, target, history, lane, list(ops))
         for lane, ops in zip(lane_names, threads, strict=True)
     ]
     run = baton.run(programs, schedule, names=lane_names, max_steps=max_steps)
-    if system == "wheel":
-        for op in history.operations:
-            if op.returned is not None:
-                op.response = resolver.normalise(op.call, op.response)
+    for op in history.operations:
+        if op.returned is not None:
+            op.response = resolver.normalise(op.call, op.response)
 
     def outcome(verdict: str, message: str, lin: LinResult[Any] | None = None,
                 final: Any = None) -> RoundOutcome:
         out = RoundOutcome(run, history, lin or LinResult(UNKNOWN), verdict, message, final)
         if lin is not None and final is not None:
             out.final_path = lin.final_paths[lin.final_states.index(final)]
-        if system == "wheel":
-            out.handles = resolver.handles
+        out.handles = resolver.handles
         return out
 
     if run.deadlock:
@@ -296,30 +328,16 @@ def run_round(
     if lin.verdict != OK:
         return outcome(lin.verdict, lin.message, lin)
     # The quiescent point: the target's observable state picks the linearization's end state.
-    if system == "scheduler":
-        observed = observe_scheduler(target, ids)
-        fits = [s for s in lin.final_states if observe_scheduler(s.model, ids) == observed]
-        if not fits:
-            wanted = [observe_scheduler(s.model, ids) for s in lin.final_states]
-            return outcome(
-                "violation",
-                "after the round every call's answer fits a linearization, but the target's "
-                f"state {observed!r} matches none of the states the model can be in: {wanted!r}",
-                lin,
-            )
-    else:
-        handles = resolver.handles
-        observed = observe_wheel_target(target, handles)
-        fits = [s for s in lin.final_states if observe_wheel_spec(s, list(handles)) == observed]
-        if not fits:
-            wanted = [observe_wheel_spec(s, list(handles)) for s in lin.final_states]
-            return outcome(
-                "violation",
-                "after the round every call's answer fits a linearization, but the target's "
-                f"pending()/flags {observed!r} match none of the model's possible states "
-                f"{wanted!r}",
-                lin,
-            )
+    observed = resolver.observe_target(target)
+    fits = [s for s in lin.final_states if resolver.observe_spec(s) == observed]
+    if not fits:
+        wanted = [resolver.observe_spec(s) for s in lin.final_states]
+        return outcome(
+            "violation",
+            "after the round every call's answer fits a linearization, but the target's "
+            + resolver.mismatch.format(observed=observed, wanted=wanted),
+            lin,
+        )
     return outcome(OK, "", lin, fits[0])
 
 
@@ -341,24 +359,11 @@ def concurrent_round(
     """
     history = History()
     lane_names = list(names) if names else [f"t{i}" for i in range(len(threads))]
-    resolver: Any
-    if system == "scheduler":
-        ids = list(target.task_ids()) if hasattr(target, "task_ids") else []
-        infos = {t: target.info(t) for t in ids}
-        resolver = SchedulerRound(
-            generations={t: infos[t].generation for t in ids},
-            deps={t: tuple(target.deps_of(t)) for t in ids} if ids else {},
-            running=[t for t in ids if getattr(infos[t].state, "name", "") == "RUNNING"],
-            lanes=lane_names,
-        )
-    else:
-        resolver = WheelRound(now=now, handles=dict(handles or {}),
-                              callbacks=dict(callbacks or {}))
+    resolver = _RESOLVERS[system](target, lane_names, now, handles, callbacks)
     programs = [_lane_program(resolver, target, history, lane, list(ops))
                 for lane, ops in zip(lane_names, threads, strict=True)]
     baton.run(programs, schedule, names=lane_names)
-    if system == "wheel":
-        history.meta["handles"] = resolver.handles
+    history.meta["handles"] = resolver.handles  # the wheel's, by name (the scheduler: none)
     return history
 
 
