@@ -325,6 +325,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="only these zoo entries (the rest are reported as skipped)")
     verify.add_argument("--json", action="store_true")
     verify.set_defaults(run=cmd_verify)
+    from schedcheck.practice.commands import add_commands
+
+    add_commands(sub)  # practice, grade
     return parser
 
 

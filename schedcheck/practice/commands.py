@@ -1,0 +1,83 @@
+"""``schedcheck practice`` and ``schedcheck grade``: the subcommands, added to the CLI's parser
+by :func:`add_commands`.
+
+Exit status of ``grade``: 0 every graded item held, 1 an item failed, 2 the target or the
+arguments are unusable. ``practice``: 0 the files were written, 2 they could not be.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from schedcheck.contract import SchedcheckInternalError
+from schedcheck.targets import TargetError, load_target
+
+__all__ = ["add_commands"]
+
+EXIT_OK, EXIT_FOUND, EXIT_UNUSABLE = 0, 1, 2
+
+
+def _unusable(message: str) -> int:
+    print(f"schedcheck: {message}", file=sys.stderr)
+    return EXIT_UNUSABLE
+
+
+def cmd_practice(args: argparse.Namespace) -> int:
+    from schedcheck.practice.skeleton import write_practice
+
+    try:
+        paths = write_practice(args.system, args.folder)
+    except (FileExistsError, OSError) as exc:
+        return _unusable(str(exc))
+    for path in paths:
+        print(f"wrote {path}")
+    module = "scheduler.py:Scheduler" if args.system == "scheduler" else "wheel.py:TimingWheel"
+    print(f"next: fill in {args.folder}/{module.split(':')[0]}, then `cd {args.folder} && "
+          f"pytest -q` or `schedcheck grade {args.folder}/{module}`")
+    return EXIT_OK
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    from schedcheck.practice.grading import render_card
+    from schedcheck.practice.items import grade, guess_system
+
+    try:
+        target = load_target(args.target)
+    except TargetError as exc:
+        return _unusable(f"{exc}\n  accepted forms: path/to/file.py:Class or module:Class")
+    system: Any = args.system or guess_system(target.factory)
+    if system is None:
+        return _unusable(f"cannot tell whether {args.target} is a scheduler (submit, ready) or "
+                         "a wheel (schedule, advance); pass --system scheduler|wheel")
+    try:
+        card = grade(system, target.factory, seed_shaped=args.seed_shaped,
+                     cost=not args.no_cost, name=args.target)
+    except SchedcheckInternalError:
+        raise
+    print(render_card(card))
+    return EXIT_FOUND if card.failed else EXIT_OK
+
+
+def add_commands(sub: Any) -> None:
+    """Add ``practice`` and ``grade`` to the ``schedcheck`` subparsers ``sub``."""
+    practice = sub.add_parser(
+        "practice", help="write a skeleton, its tests and a guide for one interview question")
+    practice.add_argument("system", choices=("scheduler", "wheel"))
+    practice.add_argument("folder", metavar="DIR")
+    practice.set_defaults(run=cmd_practice)
+
+    grade = sub.add_parser(
+        "grade", help="grade an answer item by item against the interview text",
+        description="TARGET is path/to/file.py:Class or module:Class")
+    grade.add_argument("target", metavar="TARGET")
+    grade.add_argument("--system", choices=("scheduler", "wheel"),
+                       help="default: guessed from the class's methods")
+    grade.add_argument("--seed-shaped", action="store_true",
+                       help="the class uses the interview text's own names and signatures "
+                            "(e.g. schedule(task, deadline), advance() handing callbacks to "
+                            "executor.submit)")
+    grade.add_argument("--no-cost", action="store_true",
+                       help="skip the timing-based items (a run at n and 8n)")
+    grade.set_defaults(run=cmd_grade)

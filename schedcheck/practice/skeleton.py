@@ -1,0 +1,191 @@
+"""``schedcheck practice scheduler|wheel DIR``: a skeleton to fill in, its tests, a guide.
+
+Three files are written (an existing file is never overwritten):
+
+* ``scheduler.py`` / ``wheel.py`` -- the class with the contract's interface, a docstring per
+  method saying what it must do, and ``NotImplementedError`` bodies;
+* ``test_scheduler.py`` / ``test_wheel.py`` -- one pytest test per graded item;
+* ``GUIDE.md`` -- how to work through it, item by item.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["write_practice"]
+
+_SCHEDULER = '''"""Your dependency-aware task scheduler. Fill in every method; run `pytest` here, or
+`schedcheck grade scheduler.py:Scheduler` for the card. The rules: specs/scheduler.md."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable
+from typing import Any
+
+from schedcheck.contract import (  # noqa: F401 -- the vocabulary you will need
+    Cause,
+    Claim,
+    ClosedError,
+    ConflictError,
+    CycleError,
+    NotStartedError,
+    Outcome,
+    Reply,
+    TaskInfo,
+    TaskState,
+    UnknownDependencyError,
+    UnknownTaskError,
+)
+
+
+class Scheduler:
+    def __init__(self, max_concurrency: int) -> None:
+        """At most max_concurrency tasks RUNNING at once (an int >= 0)."""
+        raise NotImplementedError
+
+    def submit(self, task_id: Hashable, deps: Iterable[Hashable] = (),
+               fn: Callable[..., Any] | None = None) -> int:
+        """A task (or a new generation of one) that needs every dep to SUCCEED first.
+        Returns its generation: 1, then +1 per resubmit. Resubmitting a RUNNING task raises
+        ConflictError. A dead dependency (FAILED/BLOCKED/CANCELLED) makes it BLOCKED."""
+        raise NotImplementedError
+
+    def start(self) -> None:
+        """Validate the graph before anything runs: UnknownDependencyError for a dep never
+        submitted, CycleError(cycle=[a, ..., a]) for a cycle. Changes nothing if it raises."""
+        raise NotImplementedError
+
+    def ready(self, limit: int | None = None) -> list[Claim]:
+        """Claim READY tasks in submission order, at most max_concurrency - running (and at
+        most limit); each becomes RUNNING at once. NotStartedError before start()."""
+        raise NotImplementedError
+
+    def complete(self, task_id: Hashable, generation: int) -> Reply:
+        """RUNNING -> SUCCEEDED (APPLIED); each PENDING dependent loses one outstanding dep.
+        An old generation is STALE, a repeat DUPLICATE, anything else REJECTED."""
+        raise NotImplementedError
+
+    def fail(self, task_id: Hashable, generation: int, error: Any = None) -> Reply:
+        """RUNNING -> FAILED (CANCELLED if a cancel was requested); every PENDING/READY task
+        downstream becomes BLOCKED with cause ("failed", task_id, generation)."""
+        raise NotImplementedError
+
+    def cancel(self, task_id: Hashable, generation: int | None = None) -> Reply:
+        """PENDING/READY -> CANCELLED (dependents BLOCKED); RUNNING -> only REQUESTED: the
+        function decides (complete() still wins, fail() confirms the cancel)."""
+        raise NotImplementedError
+
+    def close(self) -> list[Any]:
+        """Refuse new submits (ClosedError), stop claiming, cancel PENDING/READY tasks with
+        cause ("shutdown", ...); return their ids in submission order."""
+        raise NotImplementedError
+
+    def info(self, task_id: Hashable) -> TaskInfo:
+        """TaskInfo(task_id, generation, state, cause) of the current generation;
+        UnknownTaskError for an id never submitted."""
+        raise NotImplementedError
+'''
+
+_WHEEL = '''"""Your hashed timing wheel. Fill in every method; run `pytest` here, or
+`schedcheck grade wheel.py:TimingWheel` for the card. The rules: specs/wheel.md."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from schedcheck.contract import WheelFullError  # noqa: F401 -- for max_pending
+
+
+class TimingWheel:
+    def __init__(self, tick: int, wheel_size: int, *, start: int = 0,
+                 max_catchup_ticks: int | None = None, max_pending: int | None = None,
+                 executor: Any = None) -> None:
+        """wheel_size buckets of tick time units; the cursor starts at start // tick.
+        With an executor, fired callbacks go to executor.submit(fn), never run inline."""
+        raise NotImplementedError
+
+    def schedule(self, deadline: int, callback: Callable[[], Any]) -> Any:
+        """A timer due at the first tick at or after deadline (the cursor if that tick has
+        passed); returns a handle. Never fires before deadline."""
+        raise NotImplementedError
+
+    def schedule_after(self, delay: int, callback: Callable[[], Any]) -> Any:
+        """schedule(last now + delay, callback): the wheel's own clock, never time.time()."""
+        raise NotImplementedError
+
+    def cancel(self, handle: Any) -> bool:
+        """True iff this stopped a live timer (it will never fire); False after it fired,
+        after a first cancel, or for another wheel's handle; TypeError for a non-handle."""
+        raise NotImplementedError
+
+    def advance(self, now: int) -> list[Any]:
+        """Process every tick from the cursor to now // tick (at most max_catchup_ticks per
+        call when set); return the fired handles by due tick, then schedule order.
+        ValueError for a now below the last one."""
+        raise NotImplementedError
+
+    def pending(self) -> int:
+        """Timers neither fired nor cancelled."""
+        raise NotImplementedError
+'''
+
+_TEST = '''"""One test per graded item of the interview ({system}). `pytest -q` here; a failure
+prints the item's hint and the shortest program that shows the mistake."""
+
+from __future__ import annotations
+
+import pytest
+
+from schedcheck.practice.grading import FAIL, grade_items, render_card
+from schedcheck.practice.items import items_for
+from {module} import {cls}
+
+GRADED = [it for it in items_for("{system}") if it.check is not None and not it.cost]
+
+
+@pytest.mark.parametrize("item", GRADED, ids=lambda it: it.id)
+def test_item(item: object) -> None:
+    card = grade_items([item], {cls}, system="{system}", name="{cls}")  # type: ignore[list-item]
+    assert card.results[0].status != FAIL, render_card(card)
+'''
+
+_GUIDE = '''# Practising the {system} question
+
+1. Read the question: `specs/seeds/{seed}.txt` (the interview text) and its item map
+   `specs/seed-map.md` (every sentence numbered, with an English gloss). The rules this
+   project settled on are `specs/{system}.md`.
+2. Fill in `{module}.py`, one method at a time. Each docstring says what the method must do.
+3. Run `pytest -q` here: one test per item of the text (`{prefix}-T*` what the interviewer
+   tests, `{prefix}-M*` the common mistakes, `{prefix}-F*` follow-ups, `{prefix}-polish-*`
+   argument hygiene). A failing item prints its hint and the shortest program that shows it.
+4. For the whole card, with the text's own headings: `schedcheck grade {module}.py:{cls}`.
+   Written in the text's own names instead (e.g. `schedule(task, deadline)`)? Add
+   `--seed-shaped`. Items marked `talk` are discussion points with no code to run; `--` are
+   optional parts your class does not have.
+5. When every item holds, run the full differential suite:
+   `schedcheck check {system} {module}.py:{cls}`.
+'''
+
+
+def write_practice(system: str, folder: str | Path) -> list[Path]:
+    """Write the three files for ``system`` into ``folder`` (created if missing); returns
+    their paths. Raises ``FileExistsError`` naming a file that is already there."""
+    if system not in ("scheduler", "wheel"):
+        raise ValueError(f"unknown system {system!r}; expected 'scheduler' or 'wheel'")
+    out = Path(folder)
+    module, cls = ("scheduler", "Scheduler") if system == "scheduler" else ("wheel", "TimingWheel")
+    prefix, seed = ("S", "scheduler") if system == "scheduler" else ("W", "wheel")
+    files = {
+        out / f"{module}.py": _SCHEDULER if system == "scheduler" else _WHEEL,
+        out / f"test_{module}.py": _TEST.format(system=system, module=module, cls=cls),
+        out / "GUIDE.md": _GUIDE.format(system=system, module=module, cls=cls, prefix=prefix,
+                                        seed=seed),
+    }
+    for path in files:
+        if path.exists():
+            raise FileExistsError(f"{path} already exists; choose an empty folder or remove it")
+    out.mkdir(parents=True, exist_ok=True)
+    for path, text in files.items():
+        path.write_text(text, encoding="utf-8")
+    return list(files)

@@ -1,0 +1,162 @@
+"""schedcheck practice / grade: a known-good answer turns every item green, the interview
+texts' own answers get exactly the items they miss, each catalogued mistake fails the item
+of the text it comes from, and the commands write, grade and exit as documented."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from schedcheck import impl
+from schedcheck.cli import main
+from schedcheck.practice.grading import FAIL, PASS, TALK, render_card
+from schedcheck.practice.items import grade, items_for
+from schedcheck.practice.seed_map import load_seed_map
+from schedcheck.practice.skeleton import write_practice
+from schedcheck.zoo.catalogue import get
+from tests.practice.seed_answers import SeedScheduler, SeedWheel
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class SeedShapedImplWheel:
+    """The bundled wheel behind the interview text's names: schedule(task, deadline)."""
+
+    def __init__(self, tick_duration: int, wheel_size: int, executor: Any = None,
+                 max_catchup_ticks: int | None = None) -> None:
+        self._w = impl.HashedTimingWheel(tick_duration, wheel_size, executor=executor,
+                                         max_catchup_ticks=max_catchup_ticks)
+
+    def schedule(self, task: Any, deadline: int) -> Any:
+        return self._w.schedule(deadline, task)
+
+    def schedule_after(self, delay: int, task: Any) -> Any:
+        return self._w.schedule_after(delay, task)
+
+    def cancel(self, handle: Any) -> bool:
+        return self._w.cancel(handle)
+
+    def advance(self, now: int) -> list[Any]:
+        return self._w.advance(now)
+
+
+@pytest.mark.parametrize(("system", "cls", "seed_shaped"), [
+    ("scheduler", impl.Scheduler, False),
+    ("wheel", impl.HashedTimingWheel, False),
+    ("wheel", impl.HierarchicalTimingWheel, False),
+    ("wheel", SeedShapedImplWheel, True),
+])
+def test_a_known_good_answer_holds_every_graded_item(system: str, cls: Any,
+                                                     seed_shaped: bool) -> None:
+    card = grade(system, cls, seed_shaped=seed_shaped, cost=False)
+    graded = [r for r in card.results if r.item.check is not None and not r.item.cost]
+    assert graded and all(r.status == PASS for r in graded), render_card(card)
+
+
+def test_the_wheel_texts_pseudocode_misses_exactly_the_exact_due_tick_cancels_answer_and_polish(
+        ) -> None:
+    card = grade("wheel", SeedWheel, seed_shaped=True, cost=False)
+    assert card.failed == ["W-T1", "W-F3", "W-polish-1", "W-polish-2", "W-polish-3",
+                           "W-polish-4"], render_card(card)
+    text = render_card(card)
+    # the first thing a learner reads is an interview point, with its hint and program
+    assert "W-T1" in text.split("W-polish-1")[0]
+    assert "w.schedule(27, callback)" in text and "the text's formula" in text
+
+
+def test_the_scheduler_texts_answer_misses_only_argument_hygiene() -> None:
+    card = grade("scheduler", SeedScheduler, seed_shaped=True, cost=False)
+    assert card.failed == ["S-polish-1", "S-polish-2", "S-polish-3", "S-polish-4"], (
+        render_card(card))
+
+
+@pytest.mark.parametrize(("mutant", "item"), [
+    ("sched-no-generation-check", "S-M4"), ("sched-failure-as-success", "S-M5"),
+    ("sched-boolean-cycle", "S-M3"), ("sched-forced-cancel", "S-M6"),
+    ("sched-limit-skips-max-concurrency", "S-M7"), ("sched-one-shot-toposort", "S-M1"),
+    ("sched-retry-reuses-failed", "S-M8"), ("sched-double-release", "S-T3"),
+    ("sched-stale-edges-on-resubmit", "S-T5"), ("sched-blocked-cause-overwritten", "S-T4"),
+    ("wheel-wall-clock", "W-M1"), ("wheel-forgotten-rounds", "W-M2"),
+    ("wheel-fires-not-yet-due", "W-M3"), ("wheel-drops-not-yet-due", "W-M3"),
+    ("wheel-inline-callbacks", "W-M5"), ("wheel-missed-ticks-ignored", "W-M7"),
+])
+def test_a_catalogued_mistake_fails_the_item_it_comes_from(mutant: str, item: str) -> None:
+    m = get(mutant)
+    card = grade(m.system, m.factory, cost=False)
+    assert item in card.failed, render_card(card)
+    result = next(r for r in card.results if r.item.id == item)
+    assert result.miss is not None and result.miss.steps[-1].endswith("# <- here")
+    assert len(result.miss.steps) <= 12  # shrunk: the constructor and the essential calls
+
+
+def test_graded_items_are_the_texts_items_of_three_sections() -> None:
+    seed = {it.id: it for it in load_seed_map()}
+    for system, prefix in (("scheduler", "S"), ("wheel", "W")):
+        items = items_for(system)
+        ids = [it.id for it in items]
+        assert len(ids) == len(set(ids))
+        for it in items:
+            if it.section == "polish":
+                assert it.id.startswith(f"{prefix}-polish-")
+            else:
+                assert seed[it.id].section.id == f"{prefix}-{it.section}"
+        wanted = {i for i, s in seed.items()
+                  if s.section.id in (f"{prefix}-T", f"{prefix}-M", f"{prefix}-F")}
+        assert wanted == {i for i in ids if "polish" not in i}
+
+
+def test_the_card_shows_the_texts_headings_and_a_talk_item_its_words() -> None:
+    card = grade("scheduler", impl.Scheduler, cost=False)
+    text = render_card(card)
+    for heading in ("Hal yang diuji oleh pewawancara — what the interviewer tests",
+                    "Kesalahan umum — common mistakes",
+                    "Pertanyaan lanjutan — follow-up questions"):
+        assert heading in text
+    talk = next(r for r in card.results if r.item.id == "S-F1")
+    assert talk.status == TALK
+    assert "Bagaimana Anda menangani graf yang terlalu besar untuk memori?" in text
+
+
+@pytest.mark.parametrize("system", ["scheduler", "wheel"])
+def test_the_untouched_skeleton_fails_every_item_without_crashing(
+        system: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["practice", system, str(tmp_path / "p")]) == 0
+    module, cls = ("scheduler", "Scheduler") if system == "scheduler" else ("wheel", "TimingWheel")
+    assert main(["grade", f"{tmp_path}/p/{module}.py:{cls}", "--no-cost"]) == 1
+    out = capsys.readouterr().out
+    assert "NotImplementedError" in out and " 0 held" in out.replace("\n0 held", " 0 held")
+    assert main(["practice", system, str(tmp_path / "p")]) == 2  # never overwrites
+
+
+def test_a_skeleton_filled_with_a_good_answer_passes_its_own_pytest_file(tmp_path: Path) -> None:
+    write_practice("wheel", tmp_path)
+    (tmp_path / "wheel.py").write_text(
+        "from schedcheck.impl import HashedTimingWheel as TimingWheel  # noqa: F401\n")
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           str(tmp_path / "test_wheel.py")], cwd=tmp_path,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    graded = [it for it in items_for("wheel") if it.check is not None and not it.cost]
+    assert f"{len(graded)} passed" in done.stdout
+
+
+def test_grade_exits_0_for_a_good_answer_and_2_for_an_unusable_target(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["grade", "schedcheck.impl:Scheduler", "--no-cost"]) == 0
+    assert "0 failed" in capsys.readouterr().out
+    assert main(["grade", "schedcheck.impl:NoSuchThing"]) == 2
+    assert "accepted forms" in capsys.readouterr().err
+    assert main(["grade", "schedcheck.contract:require_int"]) == 2
+    assert "--system" in capsys.readouterr().err
+
+
+def test_a_failed_item_on_the_card_is_graded_independently_of_the_others() -> None:
+    card = grade("wheel", get("wheel-inline-callbacks").factory, cost=False)
+    statuses = {r.item.id: r.status for r in card.results}
+    assert statuses["W-M5"] == FAIL and statuses["W-T4"] == FAIL
+    assert statuses["W-M2"] == PASS and statuses["W-F4"] == PASS
