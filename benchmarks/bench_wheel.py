@@ -18,18 +18,17 @@ structure is timed from the first schedule to the last fire (schedule + cancel +
                        ``heapify``: O(n)); with cancellations, the cancel cost is measured on
                        200 cancels and extrapolated (printed as such).
 
+Next to each time: the peak memory per timer, from ``tracemalloc`` over a separate run of the
+same workload (50% cancelled; tracemalloc slows every allocation, so it is never the timed run).
+
 Then the cost of ONE tick of the wheels with 1,000,000 timers parked in another bucket vs the
 same with 1,000 (target <= 1.2): the best per-tick time over several rotations of the ticks
 that do not visit the parked bucket, the two wheels alternating rotation by rotation.
 
 Ratios are "baseline seconds / this structure's seconds" (> 1: faster than the baseline).
-What to expect (one run, 2 loaded cores, Python 3.11): at 0% and 50% cancelled the sized
-hashed wheel is ~8x the baseline (the heap pays ~20 Python ``__lt__`` calls per pop at 1M);
-at 90% cancelled the heap wins: its cancel is a flag and one rebuild, the wheel's is an eager
-unlink touching three scattered nodes -- the seed's own advice, choose by workload rather than
-claim the wheel is always faster.
-Absolute seconds are printed for context only. The cyclic GC is disabled while timing (all
-structures alike; collected before each run), so the numbers measure the data structures.
+The garbage collector is ON while timing, as in every real program, for every structure alike
+(each run starts from a ``gc.collect()``). ``--no-gc`` adds a column timed with the collector
+off, for comparison only. Absolute seconds are printed for context only.
 """
 
 from __future__ import annotations
@@ -41,6 +40,7 @@ import random
 import sched
 import sys
 import time
+import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
@@ -160,15 +160,31 @@ def workload(n: int, fraction: float, seed: int = 42) -> tuple[list[int], list[i
     return delays, order[: int(n * fraction)]
 
 
-def timed(fn: Callable[..., int], *args: Any) -> tuple[float, int]:
+def timed(fn: Callable[..., int], *args: Any, collector: bool = True) -> tuple[float, int]:
+    """Seconds of ``fn(*args)`` from a fresh ``gc.collect()``; the collector stays on unless
+    ``collector`` is False (the ``--no-gc`` column)."""
     gc.collect()
-    gc.disable()
+    if not collector:
+        gc.disable()
     try:
         start = time.perf_counter()
         fired = fn(*args)
         return time.perf_counter() - start, fired
     finally:
         gc.enable()
+
+
+def peak_bytes(fn: Callable[..., int], *args: Any) -> int:
+    """tracemalloc's peak over ``fn(*args)``, above what was allocated before it started."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base, _ = tracemalloc.get_traced_memory()
+        fn(*args)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return peak - base
 
 
 def run_structure(make: Callable[[], Any], delays: list[int], cancels: list[int]) -> int:
@@ -194,28 +210,24 @@ def run_sched(delays: list[int], cancels: list[int]) -> tuple[float, int, str]:
         fired[0] += 1
 
     gc.collect()
-    gc.disable()
-    try:
-        start = time.perf_counter()
-        events = [s.enterabs(d, 0, cb) for d in delays]
-        t_schedule = time.perf_counter() - start
-        sample, rest = cancels[:200], cancels[200:]
-        start = time.perf_counter()
-        for i in sample:
-            s.cancel(events[i])
-        t_cancel = (time.perf_counter() - start) / max(1, len(sample)) * len(cancels)
-        if rest:  # untimed: one O(n) rebuild instead of len(rest) O(n) cancels
-            gone = {id(events[i]) for i in rest}
-            queue = s._queue  # type: ignore[attr-defined]
-            queue[:] = [e for e in queue if id(e) not in gone]
-            heapq.heapify(queue)
-        start = time.perf_counter()
-        for now in range(1, SPAN + 1):
-            clock[0] = now
-            s.run(blocking=False)
-        t_run = time.perf_counter() - start
-    finally:
-        gc.enable()
+    start = time.perf_counter()
+    events = [s.enterabs(d, 0, cb) for d in delays]
+    t_schedule = time.perf_counter() - start
+    sample, rest = cancels[:200], cancels[200:]
+    start = time.perf_counter()
+    for i in sample:
+        s.cancel(events[i])
+    t_cancel = (time.perf_counter() - start) / max(1, len(sample)) * len(cancels)
+    if rest:  # untimed: one O(n) rebuild instead of len(rest) O(n) cancels
+        gone = {id(events[i]) for i in rest}
+        queue = s._queue  # type: ignore[attr-defined]
+        queue[:] = [e for e in queue if id(e) not in gone]
+        heapq.heapify(queue)
+    start = time.perf_counter()
+    for now in range(1, SPAN + 1):
+        clock[0] = now
+        s.run(blocking=False)
+    t_run = time.perf_counter() - start
     note = f" (cancel cost extrapolated from {len(sample)} cancels)" if rest else ""
     return t_schedule + t_cancel + t_run, fired[0], note
 
@@ -229,27 +241,26 @@ def per_tick(factory: Callable[..., Any], parked: int, size: int = 512) -> Any:
 
 
 def tick_cost(wheels: list[Any], size: int, rotations: int) -> list[float]:
-    """Best seconds per tick of each wheel over ``rotations``, alternating wheels."""
+    """Best seconds per tick of each wheel over ``rotations``, alternating wheels (collector
+    on, as everywhere here)."""
     best = [float("inf")] * len(wheels)
     gc.collect()
-    gc.disable()
-    try:
-        for r in range(rotations):
-            for i, wheel in enumerate(wheels):
-                base = r * size
-                start = time.perf_counter()
-                for k in range(base + 1, base + size):  # not tick base: the parked bucket
-                    wheel.advance(k)
-                best[i] = min(best[i], (time.perf_counter() - start) / (size - 1))
-                wheel.advance(base + size)  # the parked bucket's tick, untimed
-    finally:
-        gc.enable()
+    for r in range(rotations):
+        for i, wheel in enumerate(wheels):
+            base = r * size
+            start = time.perf_counter()
+            for k in range(base + 1, base + size):  # not tick base: the parked bucket
+                wheel.advance(k)
+            best[i] = min(best[i], (time.perf_counter() - start) / (size - 1))
+            wheel.advance(base + size)  # the parked bucket's tick, untimed
     return best
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="100,000 timers instead of 1M")
+    parser.add_argument("--no-gc", action="store_true",
+                        help="also time every run with the garbage collector off (extra column)")
     args = parser.parse_args(argv)
     n = 100_000 if args.quick else 1_000_000
     structures: list[tuple[str, Callable[[], Any]]] = [
@@ -260,17 +271,33 @@ def main(argv: list[str] | None = None) -> int:
         ("heap-tuples", TupleHeapTimers),
     ]
     print(f"python {sys.version.split()[0]}; {n:,} timers, delays uniform over {SPAN:,} "
-          "ticks, advanced tick by tick; baseline = heap-objects (asyncio-style)")
+          "ticks, advanced tick by tick; baseline = heap-objects (asyncio-style); "
+          "garbage collector on")
+    delays, cancels = workload(n, 0.5)
+    print("\npeak memory per timer (tracemalloc, 50% cancelled run, not timed)")
+    memory: dict[str, float] = {}
+    for name, make in structures:
+        memory[name] = peak_bytes(run_structure, make, delays, cancels) / n
+        ratio = memory[name] / memory["heap-objects"]
+        print(f"  {name:<14} {memory[name]:6.0f} bytes   x{ratio:5.2f} of baseline")
     for fraction in FRACTIONS:
         delays, cancels = workload(n, fraction)
         expected = n - len(cancels)
         print(f"\n{int(fraction * 100)}% cancelled ({expected:,} fire)")
         baseline = None
+        baseline_off = None
         for name, make in structures:
             seconds, fired = timed(run_structure, make, delays, cancels)
             assert fired == expected, (name, fired, expected)
             baseline = baseline or seconds
-            print(f"  {name:<14} {seconds:8.2f} s   x{baseline / seconds:5.2f} vs baseline")
+            line = (f"  {name:<14} {seconds:8.2f} s   x{baseline / seconds:5.2f} vs baseline   "
+                    f"{memory[name]:4.0f} bytes/timer")
+            if args.no_gc:
+                off, fired = timed(run_structure, make, delays, cancels, collector=False)
+                assert fired == expected, (name, fired, expected)
+                baseline_off = baseline_off or off
+                line += f"   | gc off {off:6.2f} s x{baseline_off / off:5.2f}"
+            print(line)
         small = n // 10
         sd, sc = workload(small, fraction)
         heap_small, _ = timed(run_structure, ObjectHeapTimers, sd, sc)

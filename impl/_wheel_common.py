@@ -1,19 +1,43 @@
-"""What the hashed and the hierarchical wheel share: Handle (= list node), bucket arrays with an
-occupancy bitmap, argument validation, the lock discipline and executor dispatch.
+"""What the hashed and the hierarchical wheel share: Handle, bucket arrays with an occupancy
+map, argument validation, the lock discipline and executor dispatch.
 
-Handle and node are one object (as Netty's ``HashedWheelTimeout``): the handle a caller holds
-*is* the intrusive doubly-linked-list node, so ``cancel`` unlinks in O(1) with no lookup and no
-second allocation per timer. Its list pointers and bucket fields are private; the public
-surface is ``deadline``, ``callback``, ``cancelled``, ``fired`` (plus ``due_tick``, ``seq`` and
-``rounds`` for the harness). Handles compare by identity and have no public constructor.
+Memory layout, chosen so that CPython frees every fired or cancelled timer by reference
+counting alone and the cyclic collector has little to walk (measured: the collector's passes
+over a million parked timers were most of the time of the earlier circular-list layout):
 
-``_BucketArray`` is ``size`` circular lists, each headed by a sentinel, and an occupancy map:
-a ``bytearray`` with one byte per bucket, 1 iff the bucket is non-empty. ``append``/``unlink``
-are O(1) (the byte flips only when a bucket turns empty/non-empty; no allocation, unlike a
-big-int bitmap, which measured ~3x slower per append); ``distance_to_next(i)`` is
-``bytearray.find(1, i)``, a C ``memchr`` -- O(distance) but at tens of buckets per ns, so
-skipping all 65,536 buckets of a wheel costs about a microsecond. This is the "occupancy
-bitmap" that lets a long stall skip empty buckets.
+* The wheel keeps one dict ``_live``: sequence number -> handle, for every linked timer.
+* A bucket is an ``array('q')`` of sequence numbers (or ``None`` while empty): plain machine
+  integers, invisible to the collector, 8 bytes a timer. A handle's bucket follows from its due
+  tick and its key in the bucket is its ``seq``: it holds no reference to any container, and no
+  container but ``_live`` holds it, so no handle is ever part of a reference cycle.
+* ``schedule`` adds the handle to ``_live`` and appends its seq (O(1)). ``cancel`` sets the
+  state and pops the handle from ``_live`` (O(1), through the handle's seq, no search): the
+  handle is unreachable from the wheel at once; its seq stays in the bucket as a *tombstone*
+  (8 bytes) until the cursor next takes that bucket.
+* Firing takes a bucket out of its array whole (``detach``: the array slot becomes ``None`` and
+  each seq still live is popped from ``_live`` -- one C-level pass, ``map(live.pop, ...)``) and
+  walks the detached handles once.
+
+Handles have no public constructor; the public surface is ``deadline``, ``callback``,
+``cancelled``, ``fired`` (plus ``due_tick``, ``seq`` and ``rounds`` for the harness). Handles
+compare by identity.
+
+``_BucketArray`` is ``size`` such buckets and an occupancy map: a ``bytearray`` with one byte
+per bucket, 1 iff the bucket holds an array. An array whose timers were all cancelled stays
+marked until a probe meets it (``distance_to_next`` drops it then, so the map never sends the
+cursor to an empty bucket twice). ``distance_to_next(i)`` is ``bytearray.find(1, i)``, a C
+``memchr`` -- O(distance) at tens of buckets per ns, so skipping all 65,536 buckets of a wheel
+costs about a microsecond.
+
+Race safety (the contract's exactly-once rule under interleaving): ``cancel`` sets the
+cancelled state *first*, then unlinks (pops from ``_live``, which may already have happened).
+A tick takes its bucket out of the array and unlinks every handle in it *before* deciding
+anything about them, then re-checks each handle's state (``_still_live``) as it walks them. A
+walk that ran outside the wheel lock would therefore still be safe: a cancel landing between
+the detach and the walk finds nothing to unlink, only sets the state, and the re-check skips
+that handle -- so exactly one of "cancel returned True" and "fired" happens. The bundled wheels
+hold the one wheel lock for both (each state change is then a single atomic step); the race
+zoo's ``CancelNoRecheckWheel`` walks outside the lock without the re-check and is caught.
 
 ``_WheelBase`` holds everything outside the bucket structure. Its lock (``lock_factory()``,
 one per wheel) guards every field but ``_errors``; each public call takes it once. Fired
@@ -25,15 +49,19 @@ wheel lock).
 Overridable steps (the zoo's mutants and the concurrency engineer's race mutants replace one
 each): ``_due_tick_for`` (rule 2), ``_still_live`` (rule 4's re-check after a bucket is
 detached), ``_window_end`` (rule 1's budget), ``_process`` (the subclass's tick loop),
-``_dispatch`` (rule 3's executor hand-off).
+``_dispatch`` (rule 3's executor hand-off). The default rule-2 and budget steps are also
+written inline on the hot paths; a subclass that overrides one of them is detected at
+construction (``_overrides``) and always goes through its override.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+from array import array
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from itertools import repeat
 from typing import Any, Protocol
 
 from schedcheck.contract import WheelFullError, require_int
@@ -51,47 +79,27 @@ class Executor(Protocol):
 
 LockLike = AbstractContextManager[Any]
 
+#: a handle's ``_state``: pending until exactly one of the other two (final) states
+PENDING, FIRED, CANCELLED = 0, 1, 2
+
 
 def ceil_div(a: int, b: int) -> int:
     """``ceil(a / b)`` in integers (contract Part 2: ``-(-a // b)``)."""
     return -(-a // b)
 
 
-class _Node:
-    """A doubly-linked-list link; a bucket's sentinel is a bare ``_Node``."""
+class Handle:
+    """One timer. No public constructor: ``wheel.schedule`` makes them."""
 
-    __slots__ = ("_next", "_prev")
-
-    _prev: _Node
-    _next: _Node
-
-
-class Handle(_Node):
-    """One timer and its bucket node. No public constructor: ``wheel.schedule`` makes them."""
-
-    __slots__ = (
-        "_bucket",
-        "_callback",
-        "_cancelled",
-        "_deadline",
-        "_due",
-        "_fired",
-        "_home",
-        "_owner",
-        "_rounds",
-        "_seq",
-    )
+    __slots__ = ("_callback", "_deadline", "_due", "_owner", "_rounds", "_seq", "_state")
 
     _owner: object  #: the wheel that made it
-    _seq: int  #: scheduling sequence (ties in a tick fire in ascending seq)
+    _seq: int  #: scheduling sequence: its key in the wheel (ties in a tick fire by seq)
     _deadline: int
     _callback: Callback
     _due: int  #: due tick, max(ceil(deadline / tick), cursor at schedule) (rule 2)
     _rounds: int  #: hashed wheel: rotations left, == (due - cursor) // W while linked
-    _home: _BucketArray | None  #: the array holding it, None iff not linked
-    _bucket: int  #: its index in ``_home`` (meaningless while ``_home`` is None)
-    _fired: bool
-    _cancelled: bool
+    _state: int  #: PENDING, FIRED or CANCELLED
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         raise TypeError(
@@ -109,10 +117,7 @@ class Handle(_Node):
         self._callback = callback
         self._due = due
         self._rounds = 0
-        self._home = None
-        self._bucket = -1
-        self._fired = False
-        self._cancelled = False
+        self._state = PENDING
         return self
 
     @property
@@ -125,11 +130,11 @@ class Handle(_Node):
 
     @property
     def cancelled(self) -> bool:
-        return self._cancelled
+        return self._state == CANCELLED
 
     @property
     def fired(self) -> bool:
-        return self._fired
+        return self._state == FIRED
 
     @property
     def due_tick(self) -> int:
@@ -145,7 +150,7 @@ class Handle(_Node):
         return self._rounds
 
     def __repr__(self) -> str:
-        state = "fired" if self._fired else "cancelled" if self._cancelled else "pending"
+        state = ("pending", "fired", "cancelled")[self._state]
         return f"<Handle seq={self._seq} deadline={self._deadline} due={self._due} {state}>"
 
 
@@ -153,85 +158,70 @@ _new_handle = object.__new__
 
 
 class _BucketArray:
-    """``size`` intrusive circular lists, each headed by a sentinel, and an occupancy map."""
+    """``size`` buckets (arrays of seqs, tombstones included, or None) and an occupancy map,
+    over the wheel's ``live`` dict (seq -> handle), which several arrays may share."""
 
-    __slots__ = ("heads", "occ", "size")
+    __slots__ = ("lists", "live", "occ", "size")
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, live: dict[int, Handle]) -> None:
         self.size = size
-        self.heads: list[_Node] = []
-        for _ in range(size):
-            sentinel = _Node()
-            sentinel._prev = sentinel._next = sentinel
-            self.heads.append(sentinel)
-        self.occ = bytearray(size)  #: occ[i] == 1 iff bucket i is not empty
+        self.live = live  #: the wheel's linked timers, seq -> handle
+        #: lists[i]: the seqs appended to bucket i, in order (a seq no longer in ``live`` is
+        #: a tombstone); None iff nothing was appended since the bucket was last detached
+        self.lists: list[array[int] | None] = [None] * size
+        self.occ = bytearray(size)  #: occ[i] == 1 iff lists[i] is not None
 
     def append(self, index: int, node: Handle) -> None:
-        head = self.heads[index]
-        tail = head._prev
-        node._prev = tail
-        node._next = head
-        tail._next = head._prev = node
-        node._home = self
-        node._bucket = index
-        if tail is head:
+        seq = node._seq
+        self.live[seq] = node
+        bucket = self.lists[index]
+        if bucket is None:
+            self.lists[index] = array("q", (seq,))
             self.occ[index] = 1
-
-    def unlink(self, node: Handle) -> None:
-        prev, nxt = node._prev, node._next
-        prev._next = nxt
-        nxt._prev = prev
-        node._home = None
-        if prev is nxt:  # only the sentinel is left (a two-cycle without it cannot exist)
-            self.occ[node._bucket] = 0
+        else:
+            bucket.append(seq)
 
     def detach(self, index: int) -> list[Any]:
-        """Empty bucket ``index`` and return its nodes in list order (O(bucket))."""
-        head = self.heads[index]
-        nodes: list[Any] = []
-        node: Any = head._next
-        while node is not head:
-            node._home = None
-            nodes.append(node)
-            node = node._next
-        head._prev = head._next = head
+        """Take bucket ``index`` out and unlink its live handles; return them in order."""
+        bucket = self.lists[index]
+        if bucket is None:
+            return []
+        self.lists[index] = None
         self.occ[index] = 0
-        return nodes
+        return list(filter(None, map(self.live.pop, bucket, repeat(None))))
 
     def iter_bucket(self, index: int) -> list[Handle]:
-        head = self.heads[index]
-        out: list[Any] = []
-        node: Any = head._next
-        while node is not head:
-            out.append(node)
-            node = node._next
-        return out
+        bucket = self.lists[index]
+        return [] if bucket is None else list(filter(None, map(self.live.get, bucket)))
 
     def distance_to_next(self, i: int) -> int:
         """Circular distance from ``i`` to the next non-empty bucket (0 if ``i`` is), or -1.
-        ``bytearray.find`` is a C ``memchr``: O(distance) at tens of buckets per ns."""
-        occ = self.occ
-        f = occ.find(1, i)
-        if f >= 0:
-            return f - i
-        f = occ.find(1, 0, i)
-        return -1 if f < 0 else f + self.size - i
+        ``bytearray.find`` is a C ``memchr``: O(distance) at tens of buckets per ns. A bucket
+        left holding only tombstones is dropped here when met."""
+        occ, lists, live = self.occ, self.lists, self.live
+        while True:
+            f = occ.find(1, i)
+            if f >= 0:
+                distance = f - i
+            else:
+                f = occ.find(1, 0, i)
+                if f < 0:
+                    return -1
+                distance = f + self.size - i
+            if any(map(live.__contains__, lists[f])):  # type: ignore[arg-type]
+                return distance
+            lists[f] = None  # only tombstones: the bucket is empty
+            occ[f] = 0
 
     def check(self) -> int:
-        """Assert links and occupancy agree; return the number of linked nodes."""
+        """Assert occupancy agrees with the buckets; return the number of live entries."""
         total = 0
-        for i, head in enumerate(self.heads):
-            n = 0
-            node = head._next
-            while node is not head:
-                assert node._next._prev is node, f"broken link after {node!r} in bucket {i}"
-                assert isinstance(node, Handle) and node._home is self and node._bucket == i, (
-                    f"{node!r} is in bucket {i} but records bucket {getattr(node, '_bucket', '?')}"
-                )
-                n += 1
-                node = node._next
-            assert self.occ[i] == (n > 0), f"occupancy byte {i} disagrees with {n} nodes"
-            total += n
+        for i, bucket in enumerate(self.lists):
+            assert self.occ[i] == (bucket is not None), (
+                f"occupancy byte {i} is {self.occ[i]} but the bucket is "
+                f"{'absent' if bucket is None else 'present'}"
+            )
+            total += len(self.iter_bucket(i))
         return total
 
 
@@ -270,15 +260,28 @@ class _WheelBase:
         self._cursor = start // self._tick  #: next tick to process (rule 1)
         self._now = start  #: the last now seen (rule 1)
         self._next_seq = 0
-        self._pending = 0  #: linked timers == pending() (rule 6's recount in check_invariants)
+        self._pending = 0  #: pending timers == pending() (rule 6's recount in check_invariants)
         self._errors = 0  #: callback errors and rejected submissions (guarded by _errors_lock)
         self._errors_lock = threading.Lock()
+        self._live: dict[int, Handle] = {}  #: seq -> handle of every linked timer
+        #: the default rule-2 step is inlined in _new_timer unless a subclass overrides it
+        self._plain_due = not self._overrides(_WheelBase, "_due_tick_for")
+        self._custom_window = self._overrides(_WheelBase, "_window_end")
         self._init_buckets()
+        self._detect_overrides()
+
+    def _overrides(self, base: type, *names: str) -> bool:
+        """Whether this wheel's class replaces one of ``base``'s steps ``names``."""
+        cls = type(self)
+        return any(getattr(cls, name) is not getattr(base, name) for name in names)
 
     # -- hooks for subclasses ----------------------------------------------------------------
 
     def _init_buckets(self) -> None:
         raise NotImplementedError
+
+    def _detect_overrides(self) -> None:
+        """Note which of the subclass's default steps are inlined on its hot paths."""
 
     def _insert(self, node: Handle) -> None:  # lock held
         raise NotImplementedError
@@ -300,7 +303,7 @@ class _WheelBase:
 
     def _still_live(self, node: Handle) -> bool:
         """Rule 4's re-check after a bucket is detached: skip a node cancelled meanwhile."""
-        return not node._cancelled and not node._fired
+        return node._state == PENDING
 
     def _window_end(self, now_tick: int) -> int:
         """Rule 1: the last tick this call may process (the budget counts every tick)."""
@@ -309,7 +312,7 @@ class _WheelBase:
         return min(now_tick, self._cursor + self._max_catchup_ticks - 1)
 
     def _fire(self, node: Handle, out: list[Handle]) -> None:
-        node._fired = True  # rule 3: marked before any callback runs
+        node._state = FIRED  # rule 3: marked before any callback runs
         self._pending -= 1
         out.append(node)
 
@@ -339,16 +342,21 @@ class _WheelBase:
     def _new_timer(self, deadline: int, callback: Callback) -> Handle:  # lock held
         if self._max_pending is not None and self._pending >= self._max_pending:
             raise WheelFullError(self._pending, self._max_pending)  # rule 5
-        node = _new_handle(Handle)  # Handle._create, inlined: this is the hot path
+        if self._plain_due:  # _due_tick_for, inlined: this is the hot path
+            cursor = self._cursor
+            tick = self._tick
+            due = deadline if tick == 1 else -(-deadline // tick)  # tick 1: no new int
+            if due < cursor:
+                due = cursor
+        else:
+            due = self._due_tick_for(deadline)
+        node = _new_handle(Handle)  # Handle._create, inlined (_insert sets rounds and links)
         node._owner = self
         node._seq = self._next_seq
         node._deadline = deadline
         node._callback = callback
-        node._due = self._due_tick_for(deadline)
-        node._rounds = 0
-        node._home = None
-        node._bucket = -1
-        node._fired = node._cancelled = False
+        node._due = due
+        node._state = PENDING
         self._next_seq += 1
         self._pending += 1
         self._insert(node)
@@ -360,22 +368,16 @@ class _WheelBase:
                 f"cancel() takes a Handle returned by schedule(), not {type(handle).__name__}"
             )
         with self._lock:
-            if handle._owner is not self or handle._fired or handle._cancelled:
+            if handle._state or handle._owner is not self:
                 return False
-            handle._cancelled = True  # rule 4: the flag first, then the unlink
-            home = handle._home
-            if home is not None:  # _BucketArray.unlink, inlined
-                prev, nxt = handle._prev, handle._next
-                prev._next = nxt
-                nxt._prev = prev
-                handle._home = None
-                if prev is nxt:
-                    home.occ[handle._bucket] = 0
+            handle._state = CANCELLED  # rule 4: the state first, then the unlink
+            self._live.pop(handle._seq, None)  # unlink (a detached handle is not there)
             self._pending -= 1
             return True
 
     def advance(self, now: int) -> list[Handle]:
-        require_int(now, "now")
+        if now.__class__ is not int:  # fast path; bool and int subclasses go the long way
+            require_int(now, "now")
         fired: list[Handle] = []
         with self._lock:
             if now < self._now:
@@ -384,7 +386,9 @@ class _WheelBase:
                     "time only moves forward -- pass a now >= the last one"
                 )
             self._now = now
-            last = self._window_end(now // self._tick)
+            last = now // self._tick
+            if self._max_catchup_ticks is not None or self._custom_window:
+                last = self._window_end(last)
             if last >= self._cursor:
                 self._cursor = self._process(self._cursor, last, fired)
         if self._executor is not None and fired:
@@ -444,8 +448,9 @@ class _WheelBase:
 
     # -- copies and checks -------------------------------------------------------------------
 
-    def _linked(self) -> list[Handle]:  # lock held; subclasses list every linked node
-        raise NotImplementedError
+    def _linked(self) -> list[Handle]:  # lock held
+        """Every linked timer (in no particular order)."""
+        return list(self._live.values())
 
     def snapshot(self) -> tuple[Any, ...]:
         """The observable state as a hashable tuple: options, cursor, last now, next seq,
@@ -500,9 +505,12 @@ class _WheelBase:
             assert linked == self._pending, (
                 f"pending() says {self._pending} but {linked} timers are linked"
             )
+            assert len(self._live) == linked, (
+                f"{len(self._live)} timers are live but the buckets hold {linked} of them"
+            )
 
     def _check_node(self, node: Handle) -> None:
-        assert node._owner is self and not node._fired and not node._cancelled, (
+        assert node._owner is self and node._state == PENDING, (
             f"{node!r} is linked but not live"
         )
         assert node._due >= self._cursor, f"{node!r} is linked behind the cursor {self._cursor}"

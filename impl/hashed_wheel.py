@@ -1,32 +1,37 @@
-"""HashedTimingWheel: the seed's hashed timing wheel (CONTRACT.md Part 2), thread-safe.
+"""HashedTimingWheel: the seed's hashed timing wheel (``specs/wheel.md``), thread-safe.
 
-Data structure. ``wheel_size`` buckets, each an intrusive circular doubly linked list of
-Handles (handle == node, see ``_wheel_common``). A timer with due tick ``d`` (rule 2) sits in
-bucket ``d % W`` with ``rounds == (d - cursor) // W``: the seed's ``remainingRounds``, stored
-explicitly and decremented each time the cursor visits its bucket. Invariant (checked by
-``check_invariants``): for every linked node ``rounds == (due - cursor) // W`` -- the visit
-of tick ``k`` (``k % W == d % W``, ``k < d``) lowers ``(d - k) // W`` by exactly one, and the
-cursor passing any other bucket leaves it unchanged, so the stored rounds and the formula agree.
+Data structure. ``wheel_size`` buckets, each an array of sequence numbers over the wheel's
+``seq -> handle`` dict (see ``_wheel_common``: no handle references a container or another
+handle, so a fired or cancelled timer is freed by reference counting alone; a cancel leaves
+its seq behind as an 8-byte tombstone until the bucket is next taken). A timer with due
+tick ``d`` (rule 2) sits in bucket ``d % W`` with ``rounds == (d - cursor) // W``: the seed's
+``remainingRounds``, stored explicitly and decremented each time the cursor visits its bucket.
+Invariant (checked by ``check_invariants``): for every linked node
+``rounds == (due - cursor) // W`` -- the visit of tick ``k`` (``k % W == d % W``, ``k < d``)
+lowers ``(d - k) // W`` by exactly one, and the cursor passing any other bucket leaves it
+unchanged, so the stored rounds and the formula agree.
 
-Processing tick ``k`` detaches bucket ``k % W`` whole and walks it: a node cancelled meanwhile
-is skipped (``_still_live``, rule 4's re-check), ``rounds > 0`` is decremented and re-linked
-(re-linking keeps list order, so a bucket stays in ascending seq: ties fire in schedule order,
-rule 3), else it fires. ``cancel`` sets the flag and unlinks under the same lock, so with this
-class's single critical section the re-check never skips anything; it is kept as its own
-overridable step because it is what makes a walk outside the lock safe (the race zoo's
-``CancelNoRecheckWheel`` walks outside the lock without it).
+Processing tick ``k`` detaches bucket ``k % W`` whole (its timers unlinked first) and walks it
+once: a node cancelled meanwhile is skipped (``_still_live``, rule 4's re-check), ``rounds >
+0`` is decremented and re-appended (in walk order, so a bucket stays in ascending seq: ties
+fire in schedule order, rule 3), else it fires. ``cancel`` sets the state and unlinks under the
+same lock, so with this class's single critical section the re-check never skips anything; it
+is kept as its own overridable step because it is what makes a walk outside the lock safe (the
+race argument is in ``_wheel_common``; the race zoo's ``CancelNoRecheckWheel`` walks outside
+the lock without it).
 
-Costs against "Costs": ``schedule``/``cancel`` O(1) (append / unlink through the handle; one
-occupancy byte flips when a bucket turns (non-)empty). A processed tick O(1 + its bucket). An
-``advance`` over T ticks jumps from one non-empty bucket to the next with the occupancy map
-(``bytearray.find``, a C memchr), so it costs O(non-empty buckets visited + timers fired) plus
-a memchr over the skipped bytes (~1 us for 65,536 buckets), not O(T) Python steps. A timer many
-rotations away is visited once per rotation (that is what rounds are) while the wheel keeps
-up; when one ``advance`` spans more than a rotation, ``_skip_rotations`` walks all linked nodes
-once, finds the earliest due tick ``m`` and jumps the rotations before it (rebasing every
-node's rounds to the new cursor), so a long stall costs O(n + fired) instead of O(T/W * n).
-(The hierarchical wheel needs no such step.) Empty ticks still use the ``max_catchup_ticks``
-budget (rule 1).
+Costs against "Costs": ``schedule``/``cancel`` O(1) (a dict insert and an append / a dict pop
+by the handle's seq; the occupancy byte flips when a bucket gets its first timer). A processed
+tick O(1 + its bucket, tombstones included). An ``advance`` over T ticks jumps from one
+non-empty bucket to the next with the occupancy map (``bytearray.find``, a C memchr), so it
+costs O(non-empty buckets visited + timers fired) plus a memchr over the skipped bytes (~1 us
+for 65,536 buckets), not O(T) Python steps; an ``advance`` of one tick (a driver keeping up)
+reads one occupancy byte and returns. A timer many rotations away is visited once per rotation
+(that is what rounds are) while the wheel keeps up; when one ``advance`` spans more than a
+rotation, ``_skip_rotations`` walks all linked nodes once, finds the earliest due tick ``m``
+and jumps the rotations before it (rebasing every node's rounds to the new cursor), so a long
+stall costs O(n + fired) instead of O(T/W * n). (The hierarchical wheel needs no such step.)
+Empty ticks still use the ``max_catchup_ticks`` budget (rule 1).
 
 Departures from the model: none observable. The model sorts its live dict per advance; here
 the bucket order already is the firing order.
@@ -37,7 +42,9 @@ Locking: one ``lock_factory()`` lock guards all state (``_WheelBase``); callback
 
 from __future__ import annotations
 
-from schedcheck.impl._wheel_common import Handle, _BucketArray, _WheelBase
+from array import array
+
+from schedcheck.impl._wheel_common import FIRED, Handle, _BucketArray, _WheelBase
 
 __all__ = ["HashedTimingWheel"]
 
@@ -47,7 +54,12 @@ class HashedTimingWheel(_WheelBase):
     max_pending=None, executor=None, lock_factory=threading.Lock)``."""
 
     def _init_buckets(self) -> None:
-        self._buckets = _BucketArray(self._wheel_size)
+        self._buckets = _BucketArray(self._wheel_size, self._live)
+
+    def _detect_overrides(self) -> None:
+        #: the default rounds rule and re-check are inlined unless a subclass replaces them
+        self._plain_rounds = not self._overrides(HashedTimingWheel, "_rounds_for")
+        self._plain_live = not self._overrides(HashedTimingWheel, "_still_live")
 
     def _rounds_for(self, due: int) -> int:
         """Remaining rotations of a timer due at ``due`` (rule 2's informative note)."""
@@ -55,24 +67,31 @@ class HashedTimingWheel(_WheelBase):
 
     def _insert(self, node: Handle) -> None:
         due = node._due
-        node._rounds = self._rounds_for(due)
+        size = self._wheel_size
+        if self._plain_rounds:
+            node._rounds = (due - self._cursor) // size
+        else:
+            node._rounds = self._rounds_for(due)
         # _BucketArray.append, inlined (the hot path of schedule)
+        seq = node._seq
+        self._live[seq] = node
         buckets = self._buckets
-        index = due % self._wheel_size
-        head = buckets.heads[index]
-        tail = head._prev
-        node._prev = tail
-        node._next = head
-        tail._next = head._prev = node
-        node._home = buckets
-        node._bucket = index
-        if tail is head:
+        index = due % size
+        bucket = buckets.lists[index]
+        if bucket is None:
+            buckets.lists[index] = array("q", (seq,))
             buckets.occ[index] = 1
+        else:
+            bucket.append(seq)
 
     def _process(self, first: int, last: int, out: list[Handle]) -> int:
         """Visit the non-empty buckets of ticks first..last in order (bitmap skip), jumping
         whole rotations in which nothing is due (``_skip_rotations``)."""
         size = self._wheel_size
+        if first == last:  # one tick (a driver keeping up): one occupancy byte decides
+            if self._buckets.occ[first % size]:
+                self._process_tick(first, out)
+            return last + 1
         k = first
         check_at = first
         while k <= last:
@@ -116,22 +135,21 @@ class HashedTimingWheel(_WheelBase):
         """The seed's loop body: detach bucket k % W, skip cancelled, re-link rounds > 0."""
         index = k % self._wheel_size
         buckets = self._buckets
-        still_live = self._still_live
+        nodes = buckets.detach(index)
+        if not self._plain_live:
+            nodes = [node for node in nodes if self._still_live(node)]
         fired = 0
-        for node in buckets.detach(index):
-            if not still_live(node):
+        for node in nodes:
+            if node._state:  # _still_live, inlined: cancelled (or fired) meanwhile
                 continue
-            if node._rounds > 0:
+            if node._rounds:
                 node._rounds -= 1
                 buckets.append(index, node)
             else:
-                node._fired = True  # rule 3: marked before any callback runs (see _fire)
+                node._state = FIRED  # rule 3: marked before any callback runs (see _fire)
                 out.append(node)
                 fired += 1
         self._pending -= fired
-
-    def _linked(self) -> list[Handle]:
-        return [n for i in range(self._wheel_size) for n in self._buckets.iter_bucket(i)]
 
     def _check_structure(self) -> int:
         linked = self._buckets.check()

@@ -33,7 +33,12 @@ Departures from the model: none observable. Locking: as the hashed wheel (``_Whe
 
 from __future__ import annotations
 
-from schedcheck.impl._wheel_common import Handle, _BucketArray, _WheelBase, ceil_div
+from array import array as seq_array
+from operator import attrgetter
+
+from schedcheck.impl._wheel_common import FIRED, Handle, _BucketArray, _WheelBase, ceil_div
+
+_by_seq = attrgetter("_seq")
 
 __all__ = ["HierarchicalTimingWheel"]
 
@@ -44,8 +49,13 @@ class HierarchicalTimingWheel(_WheelBase):
 
     def _init_buckets(self) -> None:
         self._base = max(2, self._wheel_size)
-        self._levels: list[_BucketArray] = [_BucketArray(self._base)]
+        self._levels: list[_BucketArray] = [_BucketArray(self._base, self._live)]
         self._spans: list[int] = [1]  #: _spans[l] == B ** l
+
+    def _detect_overrides(self) -> None:
+        #: the default level rule and re-check are inlined unless a subclass replaces them
+        self._plain_place = not self._overrides(HierarchicalTimingWheel, "_level_for", "_place")
+        self._plain_live = not self._overrides(HierarchicalTimingWheel, "_still_live")
 
     def _level_for(self, delta: int) -> int:
         """The lowest level whose range ``B**(l+1)`` exceeds ``delta`` (adds levels on demand)."""
@@ -53,15 +63,29 @@ class HierarchicalTimingWheel(_WheelBase):
         while delta >= self._spans[level] * self._base:
             level += 1
             if level == len(self._levels):
-                self._levels.append(_BucketArray(self._base))
+                self._levels.append(_BucketArray(self._base, self._live))
                 self._spans.append(self._spans[-1] * self._base)
         return level
 
     def _place(self, node: Handle, cursor: int) -> None:
-        level = self._level_for(node._due - cursor)
-        self._levels[level].append((node._due // self._spans[level]) % self._base, node)
+        due = node._due
+        if self._plain_place and due - cursor < self._base:  # level 0, inlined (hot path)
+            seq = node._seq
+            self._live[seq] = node
+            array0 = self._levels[0]
+            index = due % self._base
+            bucket = array0.lists[index]
+            if bucket is None:
+                array0.lists[index] = seq_array("q", (seq,))
+                array0.occ[index] = 1
+            else:
+                bucket.append(seq)
+            return
+        level = self._level_for(due - cursor)
+        self._levels[level].append((due // self._spans[level]) % self._base, node)
 
     def _insert(self, node: Handle) -> None:
+        node._rounds = 0  # no rounds here: levels instead
         self._place(node, self._cursor)
 
     def _next_event(self, k: int) -> int | None:
@@ -81,6 +105,10 @@ class HierarchicalTimingWheel(_WheelBase):
         return best
 
     def _process(self, first: int, last: int, out: list[Handle]) -> int:
+        if first == last and first % self._base:  # one tick that cascades nothing
+            if self._levels[0].occ[first % self._base]:
+                self._process_tick(first, out)
+            return last + 1
         k = first
         while k <= last:
             event = self._next_event(k)
@@ -98,19 +126,25 @@ class HierarchicalTimingWheel(_WheelBase):
             array = self._levels[level]
             index = (k // self._spans[level]) % self._base
             if array.occ[index]:
+                place = self._place
                 for node in array.detach(index):
                     if self._still_live(node):
-                        self._place(node, k)
+                        place(node, k)
 
     def _process_tick(self, k: int, out: list[Handle]) -> None:
-        self._cascade(k)
-        due = [n for n in self._levels[0].detach(k % self._base) if self._still_live(n)]
-        due.sort(key=lambda n: n._seq)  # cascaded nodes arrive behind newer ones (rule 3)
+        if k % self._base == 0:  # only then can a slot of a level >= 1 start
+            self._cascade(k)
+        due = self._levels[0].detach(k % self._base)
+        if self._plain_live:  # _still_live, inlined
+            due = [n for n in due if not n._state]
+        else:
+            due = [n for n in due if self._still_live(n)]
+        if len(due) > 1:
+            due.sort(key=_by_seq)  # cascaded nodes arrive behind newer ones (rule 3)
         for node in due:  # all due at k: check_invariants asserts level 0 holds due - c < B
-            self._fire(node, out)
-
-    def _linked(self) -> list[Handle]:
-        return [n for a in self._levels for i in range(self._base) for n in a.iter_bucket(i)]
+            node._state = FIRED  # rule 3: marked before any callback runs (see _fire)
+        out.extend(due)
+        self._pending -= len(due)
 
     def _check_structure(self) -> int:
         linked = 0

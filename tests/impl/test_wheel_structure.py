@@ -4,6 +4,8 @@ touches, never by timing (the benchmark and W-COST measure time)."""
 
 from __future__ import annotations
 
+import gc
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -36,14 +38,14 @@ def counting(cls: Any) -> Any:
         def _init_buckets(self) -> None:
             super()._init_buckets()
             if hasattr(self, "_levels"):
-                self._levels = [CountingArray(self._base)]
+                self._levels = [CountingArray(self._base, self._live)]
             else:
-                self._buckets = CountingArray(self._wheel_size)
+                self._buckets = CountingArray(self._wheel_size, self._live)
 
         def _level_for(self, delta: int) -> int:  # new levels count too
             level = super()._level_for(delta)
-            self._levels = [a if isinstance(a, CountingArray) else CountingArray(self._base)
-                            for a in self._levels]
+            self._levels = [a if isinstance(a, CountingArray)
+                            else CountingArray(self._base, self._live) for a in self._levels]
             return level
 
     return Counting
@@ -236,3 +238,28 @@ def test_hierarchical_drops_empty_top_levels_after_a_huge_timer_goes() -> None:
     assert len(w.advance(10)) == 1
     assert len(w._levels) == 1
     w.check_invariants()
+
+
+@pytest.mark.parametrize("cls", WHEELS, ids=IDS)
+def test_fired_and_cancelled_timers_are_freed_without_the_cyclic_collector(cls: Any) -> None:
+    """No reference cycle per timer: once fired or cancelled, a handle is referenced only by
+    its holder, and dropping every handle leaves nothing for ``gc.collect()`` to find."""
+    gc.collect()
+    gc.disable()
+    try:
+        w = cls(1, 8)
+        hs = [w.schedule(d, noop) for d in range(1, 200)]
+        kept_cancelled, kept_fired = hs[150], hs[3]
+        for h in hs[100:]:
+            assert w.cancel(h)
+        assert len(w.advance(300)) == 100
+        assert w.pending() == 0
+        del hs, h
+        # held by the local name and getrefcount's argument only: no bucket, no neighbour
+        assert sys.getrefcount(kept_cancelled) == 2
+        assert sys.getrefcount(kept_fired) == 2
+        del kept_cancelled, kept_fired
+        assert gc.collect() == 0
+        w.check_invariants()
+    finally:
+        gc.enable()
