@@ -1,4 +1,4 @@
-"""Records, metrics, argument parsing and the invariant recount of impl/scheduler.py.
+"""Records, metrics and argument parsing of impl/scheduler.py.
 
 Split out of impl/scheduler.py to keep the scheduler's own module about its algorithm. Nothing
 here takes a lock: the scheduler's methods hold ``Scheduler._lock`` around every use.
@@ -8,14 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from schedcheck.contract import DEAD, TERMINAL, Cause, TaskState, require_hashable
+from schedcheck.contract import Cause, TaskState, require_hashable
 
-if TYPE_CHECKING:
-    from schedcheck.impl.scheduler import Scheduler
-
-__all__ = ["SchedulerMetrics", "check_records"]
+__all__ = ["SchedulerMetrics"]
 
 P, R, RUN = TaskState.PENDING, TaskState.READY, TaskState.RUNNING
 OK, BLK, CAN = TaskState.SUCCEEDED, TaskState.BLOCKED, TaskState.CANCELLED
@@ -136,67 +133,3 @@ def _parse(value: Any, name: str, task_id: Any) -> tuple[Any, ...]:
         for dep in value:
             require_hashable(dep, f"a dependency of {task_id!r}")
         raise
-
-
-def check_records(self: Scheduler) -> None:
-    """The body of Scheduler.check_invariants() (lock held by the caller)."""
-    running = 0
-    live = 0
-    for r in self._tasks.values():
-        who = f"{r.task_id!r} g{r.gen}"
-        assert r.gen >= 1 and self._tasks[r.task_id] is r, f"{who} :: bad record"
-        running += r.state is RUN
-        deps = [self._tasks.get(d, self._ghosts.get(d)) for d in r.deps]
-        for dep_id, d in zip(r.deps, deps, strict=True):
-            assert d is not None, f"{who} :: dep {dep_id!r} has no record (task or ghost)"
-            assert d.dependents.count(r) == r.deps.count(dep_id), (
-                f"{who} :: reverse edges from {dep_id!r} do not match its deps")
-        for d in r.opt:
-            assert d.odependents and r in d.odependents, (
-                f"{who} :: missing optional reverse edge from {d.task_id!r}")
-        for d in r.dependents:
-            assert r.task_id in d.deps, f"{who} :: stale reverse edge to {d.task_id!r}"
-        for d in r.odependents or ():
-            assert r in d.opt, f"{who} :: stale optional reverse edge to {d.task_id!r}"
-        if r.state in PR:
-            for d in deps:
-                assert d is not None
-                assert d.state not in DEAD, (
-                    f"{who} :: {r.state.name} with dead dep {d.task_id!r} g{d.gen} "
-                    f"({d.state.name})")
-            want = sum(1 for d in deps if d is None or not d.gen or d.state is not OK) + sum(
-                1 for d in r.opt if not d.gen or d.state not in TERMINAL)
-            assert r.waiting == want, f"{who} :: waiting={r.waiting}, recount {want}"
-            assert (r.state is R) == (want == 0), f"{who} :: {r.state.name} waiting {want}"
-            assert not self._closed, f"{who} :: {r.state.name} after close()"
-        if r.state is R:
-            live += 1
-            assert self._queued.get(r.seq) is r, f"{who} :: READY without its heap entry"
-        if r.state is BLK:
-            assert r.cause is not None and r.cause.kind in ("failed", "cancelled"), (
-                f"{who} :: BLOCKED with cause {r.cause!r}")
-        elif r.state is CAN:
-            assert r.cause is not None and r.cause.kind in ("cancelled", "shutdown") and (
-                r.cause[1:] == (r.task_id, r.gen)), f"{who} :: CANCELLED, {r.cause!r}"
-        else:
-            assert r.cause is None, f"{who} :: {r.state.name} with cause {r.cause!r}"
-        assert not r.requested or r.state in (RUN, OK, CAN), (
-            f"{who} :: cancel requested but {r.state.name}")
-    assert running == self._running, f"running={self._running}, recount {running}"
-    assert running <= self.max_concurrency, (
-        f"{running} RUNNING > max_concurrency {self.max_concurrency}")
-    q = self._queued
-    assert len(set(self._heap)) == len(self._heap) == len(q) and set(q) == set(self._heap), (
-        "ready queue and its stamp index disagree")
-    valid = sum(1 for seq, r in q.items() if r.state is R and r.seq == seq)
-    assert valid == live, f"{live} READY tasks but {valid} live heap entries"
-    assert self._stale == len(self._heap) - live, (
-        f"stale={self._stale}, recount {len(self._heap) - live}")
-    assert self._stale <= live + _SLACK, f"stale {self._stale} > live {live} + {_SLACK}"
-    refs = sum(len(g.dependents) + len(g.odependents or ()) for g in self._ghosts.values())
-    assert refs == self._unknown_refs, f"unknown_refs={self._unknown_refs}, recount {refs}"
-    assert all(g.dependents or g.odependents for g in self._ghosts.values()), "empty ghost"
-    if self._started:
-        assert not self._ghosts, f"ghosts {list(self._ghosts)} after start()"
-        assert self._find_cycle() is None, "cycle after start()"
-

@@ -1,4 +1,4 @@
-"""The production task scheduler (CONTRACT.md Part 1): indegree counts, reverse edges, a heap.
+"""The production task scheduler (specs/scheduler.md): indegree counts, reverse edges, a heap.
 
 Data structure. One slotted ``_Rec`` per task id holds its *current* generation: state,
 generation, submission stamp ``seq``, its required deps as a tuple of ids (the caller's own
@@ -28,8 +28,9 @@ optional dependents); resubmit O(new deps + dependents + the in-degree of each o
 ``list.remove`` unlinks it: lists keep submit and complete fast, and resubmits are rare); an
 incremental cycle check after start() searches only the dependents reachable from the
 resubmitted task. Only start(), close() and the diagnostics (metrics, snapshot,
-check_invariants) visit tasks they don't change. Records, metrics and the invariant recount
-live in impl/_scheduler_support.py.
+check_invariants) visit tasks they don't change. Records, metrics and argument parsing live
+in impl/_scheduler_support.py; the fields and the lock-held helpers (propagation, the edges
+of a generation, the cycle searches, the invariant recount) in impl/_scheduler_core.py.
 
 Departures from the model (schedcheck.model.scheduler): counts instead of rescans, the heap,
 ghosts, the acyclic-by-construction shortcut. Behaviour, decisions D1-D10 and snapshot() are
@@ -52,28 +53,23 @@ they were given). Everything else -- rules 1-9, causes, STALE late reports -- is
 
 from __future__ import annotations
 
-import threading
-import time
-from collections.abc import Callable, Hashable, Iterable, Iterator
-from heapq import heapify, heappop, heappush
+from collections.abc import Callable, Hashable, Iterable
+from heapq import heappop, heappush
 from itertools import repeat
 from typing import Any
 
+from schedcheck.impl._scheduler_core import SchedulerCore
 from schedcheck.impl._scheduler_support import (
-    _SLACK,
     SchedulerMetrics,
     _clone,
     _ids,
     _parse,
     _Rec,
     _uniq,
-    check_records,
 )
-from schedcheck.model.scheduler import TaskDetails, details
 
 from schedcheck.contract import (
     DEAD,
-    TERMINAL,
     Cause,
     Claim,
     ClosedError,
@@ -82,9 +78,10 @@ from schedcheck.contract import (
     NotStartedError,
     Outcome,
     Reply,
+    TaskDetails,
     TaskState,
     UnknownDependencyError,
-    UnknownTaskError,
+    details,
     require_hashable,
     require_int,
 )
@@ -100,101 +97,10 @@ PR = (P, R)
 _REPLY = {(o, s): Reply(o, s) for o in Outcome for s in TaskState}
 _APPLIED_OK = _REPLY[Outcome.APPLIED, OK]
 _tuple_new = tuple.__new__
-_LOCK_FACTORY: Callable[[], Any] = threading.Lock
 
 
-class Scheduler:
+class Scheduler(SchedulerCore):
     """Thread-safe; see the module comment for the structures and the costs."""
-
-    def __init__(self, max_concurrency: int, *, lock_factory: Callable[[], Any] = _LOCK_FACTORY,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.max_concurrency = require_int(max_concurrency, "max_concurrency", minimum=0)
-        self._lock_factory = lock_factory
-        self._lock = lock_factory()
-        self._clock = clock
-        self._tasks: dict[Any, _Rec] = {}  # submitted ids, in order of first submit
-        self._ghosts: dict[Any, _Rec] = {}  # named as deps before being submitted
-        self._unknown_refs = 0  # edges ending at a ghost
-        self._maybe_cyclic = False  # some edge points to a later stamp (or a ghost)
-        self._seq = 0
-        self._started = False
-        self._t_start = 0.0  # clock at start(): a READY wait is counted from here at the earliest
-        self._closed = False
-        self._heap: list[int] = []  # submission stamps, a heapq
-        self._queued: dict[int, _Rec] = {}  # stamp -> record, for every stamp in the heap
-        self._stale = 0  # heap entries that are not live
-        self._running = 0
-        self._m = SchedulerMetrics()
-
-    # ---- small helpers (lock held) -------------------------------------------------------
-    def _get(self, task_id: Any) -> _Rec:
-        try:
-            rec = self._tasks.get(task_id)
-        except TypeError:
-            require_hashable(task_id, "task_id")
-            raise
-        if rec is None:
-            raise UnknownTaskError(task_id)
-        return rec
-
-    def _rec_of(self, dep_id: Any) -> _Rec:
-        """The record of a dependency id: a task's, or a ghost's."""
-        rec = self._tasks.get(dep_id)
-        return self._ghosts[dep_id] if rec is None else rec
-
-    def _push(self, rec: _Rec) -> None:
-        """rec just became READY."""
-        rec.state = R
-        seq = rec.seq
-        if seq in self._queued:
-            self._stale -= 1  # its old entry (READY -> PENDING -> READY) is live again
-        else:
-            self._queued[seq] = rec
-            heappush(self._heap, seq)
-
-    def _compact(self) -> None:
-        """Restore the bound ``stale <= live + _SLACK`` (reached by
-        tests/impl/test_scheduler_impl.py::test_queue_compacts_stale_entries)."""
-        q = self._queued
-        live = [seq for seq in self._heap if q[seq].state is R and q[seq].seq == seq]
-        self._queued = {seq: q[seq] for seq in live}
-        heapify(live)
-        self._heap, self._stale = live, 0
-        self._m.compactions += 1
-        assert len(live) == sum(1 for r in self._tasks.values() if r.state is R)
-
-    def _check_bound(self) -> None:
-        if self._stale > len(self._heap) - self._stale + _SLACK:
-            self._compact()
-
-    def _opt_release(self, rec: _Rec) -> None:
-        """rec's current generation just became terminal: optional dependents count it done."""
-        od = rec.odependents
-        if od:
-            for d in od:
-                if d.state is P:
-                    d.waiting -= 1
-                    if not d.waiting:
-                        d.t = self._clock()
-                        self._push(d)
-
-    def _block(self, root: _Rec, cause: Cause, *, release_root: bool = True) -> None:
-        """Rules 5-7: PENDING/READY tasks reachable through required dependents -> BLOCKED."""
-        stack = [root]
-        m = self._m
-        while stack:
-            x = stack.pop()
-            for d in x:  # its dependents
-                st = d.state
-                if st is P or st is R:
-                    if st is R:
-                        self._stale += 1
-                    d.state, d.cause = BLK, cause
-                    m.blocked += 1
-                    self._opt_release(d)
-                    stack.append(d)
-        if release_root:
-            self._opt_release(root)
 
     # ---- rule 1 / 7: submit --------------------------------------------------------------
     def submit(self, task_id: Hashable, deps: Iterable[Hashable] = (),
@@ -302,161 +208,6 @@ class Scheduler:
             return rec.gen
 
 
-    def _validate(self, task_id: Any, rec: _Rec | None, new: tuple[Any, ...]) -> None:
-        """Rule 7 after start: known deps (or itself); no cycle through a new edge. A new edge
-        ``d -> task`` closes a cycle iff ``d`` is reachable from ``task`` through dependents."""
-        tasks = self._tasks
-        missing = [d for d in new if d not in tasks and d != task_id]
-        if missing:
-            raise UnknownDependencyError(task_id, missing)
-        if task_id in new:
-            raise CycleError([task_id, task_id])
-        if rec is None:
-            return  # a brand-new id has no dependents: no path back to it
-        targets = {tasks[d] for d in new}
-        parent: dict[_Rec, _Rec | None] = {rec: None}
-        stack = [rec]
-        while stack:
-            x = stack.pop()
-            for d in (*x.dependents, *(x.odependents or ())):
-                if d in parent:
-                    continue
-                parent[d] = x
-                if d in targets:
-                    path: list[Any] = []
-                    y: _Rec | None = d
-                    while y is not None:
-                        path.append(y.task_id)
-                        y = parent[y]
-                    raise CycleError([*reversed(path), task_id])
-                stack.append(d)
-
-    def _detach(self, task_id: Any, *, unlinked: bool = False) -> _Rec:
-        """Start a new generation: drop the old edges (unless ``unlinked``: retry() drops a
-        whole batch's at once), stamp it, leave it PENDING with no deps, and apply to
-        dependents the effect of the old state going away (rule 7)."""
-        rec = self._tasks.get(task_id)
-        if rec is None:
-            rec = self._ghosts.pop(task_id, None)
-            if rec is None:
-                rec = _Rec(task_id)
-            else:
-                self._unknown_refs -= len(rec.dependents) + len(rec.odependents or ())
-            self._tasks[task_id] = rec
-        else:
-            old = rec.state
-            for dep_id in () if unlinked else rec.deps:
-                d = self._rec_of(dep_id)
-                d.dependents.remove(rec)  # O(in-degree of d): see the module comment
-                self._unlinked(d)
-            for d in rec.opt:
-                assert d.odependents is not None
-                del d.odependents[rec]
-                self._unlinked(d)
-            if old is R:
-                self._stale += 1
-            if rec.dependents or rec.odependents:
-                self._maybe_cyclic = True  # they now point to a later stamp
-            if old is OK:
-                for d in rec.dependents:
-                    if d.state is R or d.state is P:
-                        if d.state is R:
-                            d.state = P
-                            self._stale += 1
-                        d.waiting += 1
-            if old in TERMINAL and rec.odependents:
-                for d in rec.odependents:
-                    if d.state is R or d.state is P:
-                        if d.state is R:
-                            d.state = P
-                            self._stale += 1
-                        d.waiting += 1
-        self._seq += 1
-        rec.gen += 1
-        rec.seq = self._seq
-        rec.deps, rec.opt = (), ()
-        rec.fn = rec.cause = rec.error = None
-        rec.state, rec.requested, rec.optional_failed, rec.waiting = P, False, (), 0
-        return rec
-
-    def _unlink_all(self, recs: list[_Rec]) -> None:
-        """Drop the required edges of every record in ``recs`` with one pass over each
-        dependency's list: a retry of the 10^5 blocked dependents of one failed hub costs
-        O(its in-degree), not O(in-degree^2) as one list.remove per dependent would."""
-        members = set(recs)
-        deps = {id(d): d for r in recs for d in map(self._rec_of, r.deps)}
-        for d in deps.values():
-            kept = [x for x in d.dependents if x not in members]
-            if not d.gen:
-                self._unknown_refs -= len(d.dependents) - len(kept)
-            d.dependents = kept
-            if not d.gen and not kept and not d.odependents:
-                del self._ghosts[d.task_id]
-
-    def _unlinked(self, dep: _Rec) -> None:
-        if not dep.gen:
-            self._unknown_refs -= 1
-            if not dep.dependents and not dep.odependents:
-                del self._ghosts[dep.task_id]
-
-    def _link(self, dep_id: Any, rec: _Rec) -> _Rec:
-        dep = self._tasks.get(dep_id)
-        if dep is None:
-            dep = self._ghosts.get(dep_id)
-            if dep is None:
-                dep = self._ghosts[dep_id] = _Rec(dep_id)
-            self._unknown_refs += 1
-            self._maybe_cyclic = True
-        elif dep.seq >= rec.seq:  # itself, or resubmitted later
-            self._maybe_cyclic = True
-        return dep
-
-    def _attach(self, rec: _Rec, req: tuple[Any, ...], opt: tuple[Any, ...],
-                fn: Callable[..., Any] | None) -> None:
-        """Register the new edges; the new generation stays PENDING with its count."""
-        rec.fn = fn
-        waiting = 0
-        for dep_id in req:
-            dep = self._link(dep_id, rec)
-            dep.append(rec)
-            if dep.state is not OK:
-                waiting += 1
-        rec.deps = req
-        if opt:
-            odeps = []
-            for dep_id in opt:
-                dep = self._link(dep_id, rec)
-                if dep.odependents is None:
-                    dep.odependents = {}
-                dep.odependents[rec] = None
-                odeps.append(dep)
-                if dep.state not in TERMINAL:
-                    waiting += 1
-            rec.opt = tuple(odeps)
-        rec.waiting = waiting
-
-    def _decide(self, rec: _Rec) -> None:
-        """Rule 1: BLOCKED (cause from the first dead dep in deps order) or left PENDING."""
-        for dep_id in rec.deps:
-            dep = self._rec_of(dep_id)
-            st = dep.state
-            if st in DEAD:
-                cause = Cause("failed", dep.task_id, dep.gen) if st is FAIL else dep.cause
-                assert cause is not None
-                if rec.state is BLK:  # reached by an earlier retry's propagation
-                    rec.cause = cause
-                    self._block(rec, cause, release_root=False)
-                else:
-                    rec.state, rec.cause = BLK, cause
-                    self._m.blocked += 1
-                    self._block(rec, cause)
-                return
-
-    def _settle_new(self, rec: _Rec) -> None:
-        if rec.state is P and not rec.waiting:
-            rec.t = self._clock()
-            self._push(rec)
-
     # ---- rule 2: start -------------------------------------------------------------------
     def start(self) -> None:
         """Rule 2: unknown deps (first task in submission sequence), then cycles."""
@@ -477,38 +228,6 @@ class Scheduler:
                 self._maybe_cyclic = False
             self._started = True
             self._t_start = self._clock()
-
-    def _find_cycle(self) -> list[Any] | None:
-        """Iterative three-colour DFS over ids, the stack as parent pointers (no recursion);
-        roots in order of first submit (which cycle is found is ours to choose)."""
-        tasks = self._tasks
-        colour: dict[Any, int] = {}  # 1 grey (on the stack), 2 black
-
-        def edges(task_id: Any) -> Iterator[Any]:
-            r = tasks[task_id]  # every dep is known when this runs
-            return iter((*r.deps, *(o.task_id for o in r.opt)) if r.opt else r.deps)
-
-        for root in tasks:
-            if root in colour:
-                continue
-            colour[root] = 1
-            stack = [root]
-            iters = [edges(root)]
-            while iters:
-                for nxt in iters[-1]:
-                    c = colour.get(nxt)
-                    if c is None:
-                        colour[nxt] = 1
-                        stack.append(nxt)
-                        iters.append(edges(nxt))
-                        break
-                    if c == 1:
-                        i = stack.index(nxt)
-                        return [nxt, *reversed(stack[i:])]
-                else:
-                    colour[stack.pop()] = 2
-                    iters.pop()
-        return None
 
     # ---- rule 3: ready -------------------------------------------------------------------
     def ready(self, limit: int | None = None) -> list[Claim]:
@@ -852,7 +571,7 @@ class Scheduler:
     def check_invariants(self) -> None:
         """Recount everything the hot paths keep incrementally; AssertionError with a story."""
         with self._lock:
-            check_records(self)
+            self._recount()
 
     def __repr__(self) -> str:
         with self._lock:

@@ -61,10 +61,11 @@ from schedcheck.contract import (
     NotStartedError,
     Outcome,
     Reply,
-    TaskInfo,
+    TaskDetails,
     TaskState,
     UnknownDependencyError,
     UnknownTaskError,
+    details,
     require_hashable,
     require_int,
 )
@@ -95,21 +96,6 @@ TRANSITIONS: dict[tuple[str, TaskState, bool], tuple[Outcome, TaskState]] = {
     ("cancel", CAN, False): (Outcome.DUPLICATE, CAN),
     ("cancel", CAN, True): (Outcome.DUPLICATE, CAN),
 }
-
-
-class TaskDetails(TaskInfo):
-    """A TaskInfo (compares as the 4-tuple) with the extra attributes of decision D6."""
-
-    error: Any = None  #: the ``error`` given to fail() for this generation
-    optional_failed: tuple[Any, ...] = ()  #: optional deps found dead (D6)
-
-
-def details(task_id: Any, generation: int, state: TaskState, cause: Cause | None,
-            error: Any, optional_failed: tuple[Any, ...]) -> TaskDetails:
-    info = TaskDetails(task_id, generation, state, cause)
-    info.error = error
-    info.optional_failed = optional_failed
-    return info
 
 
 def parse_deps(value: object, name: str, task_id: Any) -> tuple[Any, ...]:

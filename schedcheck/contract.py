@@ -32,6 +32,7 @@ __all__ = [
     "Reply",
     "SchedcheckInternalError",
     "SchedulerError",
+    "TaskDetails",
     "TaskInfo",
     "TaskState",
     "UnknownDependencyError",
@@ -115,6 +116,23 @@ class TaskInfo(NamedTuple):
     generation: int
     state: TaskState
     cause: Cause | None
+
+
+class TaskDetails(TaskInfo):
+    """What ``info()`` returns: a TaskInfo (compares as the 4-tuple) with the extra attributes
+    of decision D6 (specs/scheduler.md), which the checker compares separately."""
+
+    error: Any = None  #: the ``error`` given to fail() for this generation
+    optional_failed: tuple[Any, ...] = ()  #: optional deps found dead (D6)
+
+
+def details(task_id: Any, generation: int, state: TaskState, cause: Cause | None,
+            error: Any, optional_failed: tuple[Any, ...]) -> TaskDetails:
+    """A TaskDetails with its D6 attributes set."""
+    info = TaskDetails(task_id, generation, state, cause)
+    info.error = error
+    info.optional_failed = optional_failed
+    return info
 
 
 # --------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from schedcheck.impl import Scheduler
-from schedcheck.impl import scheduler as impl_mod
+from schedcheck.impl import _scheduler_support as impl_mod
 
 from schedcheck.contract import CycleError, Outcome, TaskState
 
