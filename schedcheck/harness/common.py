@@ -54,6 +54,7 @@ from hypothesis.control import current_build_context
 from hypothesis.stateful import RuleBasedStateMachine, run_state_machine_as_test
 
 from schedcheck import contract
+from schedcheck.harness import guard
 from schedcheck.harness.outcomes import (
     Observed,
     Ref,
@@ -436,7 +437,8 @@ def run_suite(
     started = time.perf_counter()
     try:
         # ``factory`` builds the machine (Hypothesis calls it); its annotation asks for the class
-        run_state_machine_as_test(cast(Any, factory), settings=run_settings)
+        with guard.guarded():
+            run_state_machine_as_test(cast(Any, factory), settings=run_settings)
     except contract.SchedcheckInternalError:
         raise
     except hypothesis_errors.FlakyFailure as exc:

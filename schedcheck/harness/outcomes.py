@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from schedcheck import adapt, contract
+from schedcheck.harness import guard
 
 __all__ = [
     "Observed",
@@ -98,7 +99,9 @@ def observe(
     counterexample, not a crash of the harness.
     """
     try:
-        raw = fn(*args, **kwargs)
+        raw = guard.call_limited(fn, *args, **kwargs)
+    except guard.StepTimeout as exc:  # a hang is a verdict against this call
+        return Observed(error=f"Hang[no reply within {guard.STEP_SECONDS:g} s]", exc=exc)
     except Exception as exc:
         return Observed(error=_error_name(exc), exc=exc)
     if norm is None:

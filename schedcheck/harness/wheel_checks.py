@@ -149,6 +149,8 @@ class WheelChecks(SuiteMachine):
 
     def _check_counts(self, clause_pending: str, clause_lag: str) -> None:
         """pending() and lag_ticks() against the model (exact) or the target's own ledger."""
+        if not self.support.caps.counts_pending:
+            return  # pending() is the adapter's own count: nothing of the target to check
         if not self.tolerance:
             m_pending = self.model.pending()
             if m_pending != len(self.ledger.live()):
@@ -245,7 +247,10 @@ class WheelChecks(SuiteMachine):
                       if t_reported != processed else ""), step)
 
     def _check_fired(self, step: Step, now: int, t_recs: list[TimerRecord | None],
-                     t_names: list[str], t_last: int) -> None:
+                     t_names: list[str], t_last: int, *, at_now: bool = False) -> None:
+        """Never twice, never after a cancel, never early. Early means: after the last
+        processed tick's instant (exact mode), or after ``now`` itself (``at_now``: tolerance
+        mode, where a timer may fire at its deadline rather than at its due tick)."""
         tick = self.ledger.tick
         for i, rec in enumerate(t_recs):
             if rec is None:
@@ -260,7 +265,10 @@ class WheelChecks(SuiteMachine):
             if rec.t_state == CANCELLED:
                 self.diverge("W-INV-ONCE", f"{rec.name} fired although cancel({rec.name}) "
                              "returned True earlier: a cancelled timer never fires", step=step)
-            if rec.deadline > t_last * tick:
+            if at_now and rec.deadline > now:
+                self.diverge("W-INV-EARLY", f"{rec.name} (deadline {rec.deadline}) fired in "
+                             f"advance(now={now}): before its deadline", step=step)
+            if not at_now and rec.deadline > t_last * tick:
                 self.diverge("W-INV-EARLY", f"{rec.name} (deadline {rec.deadline}) fired in "
                              f"advance(now={now}), whose last processed tick is {t_last} "
                              f"(instant {t_last * tick}): before its deadline; its contract due"
@@ -270,7 +278,15 @@ class WheelChecks(SuiteMachine):
     def _check_eventually(self, step: Step, now: int, t_last: int) -> None:
         """Tolerance: a live timer is at most one tick later than its contract due tick."""
         tick = self.ledger.tick
+        resolution = self.support.caps.resolution
         for rec in self.ledger.t_live():
+            if resolution is not None:  # coarser than a tick: late by at most its resolution
+                if t_last * tick >= rec.deadline + resolution + tick:
+                    self._fail("W-INV-LATE", f"{rec.name} (deadline {rec.deadline}) is still "
+                               f"pending after advance(now={now}) processed tick {t_last}: "
+                               f"later than its declared resolution of {resolution} units",
+                               step)
+                continue
             if rec.due_tick <= t_last - 1:
                 self._fail("W-INV-LATE", f"{rec.name} (deadline {rec.deadline}, contract due "
                            f"tick {rec.due_tick}) is still pending after advance(now={now}) "

@@ -70,3 +70,18 @@ def record_unsupported(result: RunResult, support: Support) -> None:
             result.unsupported.append(part)
         if part in clause_of:
             result.unsupported_clause(clause_of[part])
+    caps = support.caps
+    how = "declared" if support.declared else "probed"
+    for part in caps.missing():
+        if part not in result.unsupported:
+            result.unsupported.append(f"{part} ({how})")
+    if not caps.validates_args:
+        result.unsupported_clause("W6")
+    if not caps.counts_pending:
+        result.unsupported_clause("W-INV-PENDING")
+    if not caps.due_ticks:
+        for cid in ("W2", "W3", "W-T1"):
+            result.unsupported_clause(cid)
+    if caps.cancel == "missing":
+        for cid in ("W4", "W-T3"):
+            result.unsupported_clause(cid)

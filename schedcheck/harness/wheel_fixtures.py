@@ -28,6 +28,9 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
+from schedcheck.adapters import CancelStyle, WheelCapabilities, capabilities_of
+from schedcheck.harness import guard
+
 __all__ = [
     "EXECUTOR_POLICIES",
     "CallLog",
@@ -159,10 +162,13 @@ class RecordingExecutor:
 
 @dataclass
 class Support:
-    """The optional parts a target supports (contract Part 3)."""
+    """The optional parts a target supports (contract Part 3) and its capabilities
+    (``schedcheck.adapters.WheelCapabilities``: declared by the target, else probed)."""
 
     args: frozenset[str] = field(default_factory=frozenset)  #: accepted constructor arguments
     methods: frozenset[str] = field(default_factory=frozenset)  #: existing optional methods
+    caps: WheelCapabilities = field(default_factory=WheelCapabilities)
+    declared: bool = False  #: the target declared its capabilities (else: probed)
 
     @property
     def missing(self) -> list[str]:
@@ -209,4 +215,55 @@ def probe(factory: Callable[..., Any]) -> Support:
             ) from exc
         args.add(name)
     methods = {m for m in OPTIONAL_METHODS if callable(getattr(plain, m, None))}
-    return Support(args=frozenset(args), methods=frozenset(methods))
+    declared = capabilities_of(factory)
+    if isinstance(declared, WheelCapabilities):
+        caps, is_declared = declared, True
+    else:
+        caps, is_declared = probe_capabilities(factory), False
+    return Support(args=frozenset(args), methods=frozenset(methods), caps=caps,
+                   declared=is_declared)
+
+
+#: Horizons tried by the probe, longest first (time units past the last now).
+_HORIZONS: tuple[int, ...] = (2**40, 2**32, 2**24, 2**20, 2**16, 2**12, 2**8)
+
+
+def _try(fn: Callable[..., Any], *args: Any) -> tuple[bool, Any]:
+    """(True, value) or (False, exception) -- a hang counts as a refusal."""
+    try:
+        return True, guard.call_limited(fn, *args)
+    except guard.StepTimeout as exc:
+        return False, exc
+    except Exception as exc:
+        return False, exc
+
+
+def probe_capabilities(factory: Callable[..., Any]) -> WheelCapabilities:
+    """What a target that declares nothing does where designs differ, tried on fresh wheels
+    (``factory(1, 8)``) under the suite's guards: its horizon (the longest of
+    :data:`_HORIZONS` it schedules without an error), whether cancelling a fired timer
+    returns False, raises or returns None, and whether a bool deadline is refused."""
+    def noop() -> None:
+        return None
+
+    with guard.guarded():
+        horizon: int | None = None
+        for delay in _HORIZONS:
+            ok, _ = _try(lambda d: factory(1, 8).schedule(d, noop), delay)
+            if ok:
+                horizon = None if delay == _HORIZONS[0] else delay
+                break
+        else:
+            horizon = 0
+        ok, wheel = _try(factory, 1, 8)
+        cancel: CancelStyle = "bool"
+        validates = True
+        if ok:
+            made, handle = _try(wheel.schedule, 1, noop)
+            if made:
+                _try(wheel.advance, 2)
+                done, value = _try(wheel.cancel, handle)
+                cancel = "raises" if not done else "none" if value is None else "bool"
+            accepted, _ = _try(wheel.schedule, True, noop)
+            validates = not accepted
+    return WheelCapabilities(max_delay=horizon, cancel=cancel, validates_args=validates)

@@ -1,0 +1,292 @@
+"""The scheduler's core level: what every correct dependency scheduler holds, whatever its design.
+
+The contract suite (``scheduler_suite``) compares every reply with the reference model; a real
+scheduler with no generations, no ``fail`` or a claim order of its own stops there at its
+first design difference. This machine checks only the core, on the target's own answers and an
+independent record of what the harness reported to it:
+
+* S-CLAIM-DEPS -- a task is never claimed before every dependency succeeded, nor after a
+  dependency failed or was cancelled (directly or through a chain);
+* S-CLAIM-ONCE -- never over the concurrency limit (nor over ``ready(limit)``); the same run
+  (task, generation) is never claimed twice;
+* S-ORACLE-CYCLE -- ``start()`` reports a cycle iff networkx finds one;
+* S4 -- completing a claimed task is accepted; duplicate and late callbacks change nothing
+  (their replies, refusals included, are not compared); and nothing is lost: once nothing
+  runs, ``ready()`` hands out every task whose dependencies all succeeded;
+* S5 / S6 -- a failure or a cancel never releases dependents (when the target has them).
+
+What a target lacks (``SchedulerCapabilities``: declared by an adapter, else the contract's
+full set) is "not supported" for the clause that needs it. Every call goes through
+``observe`` (guarded: a hang is a verdict). Graphs are submitted before ``start()``; each id
+once (a resubmit needs generations, which is the contract level's business).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import networkx as nx
+from hypothesis import strategies as st
+from hypothesis.stateful import initialize, precondition, rule
+
+from schedcheck import adapt
+from schedcheck.adapters import SchedulerCapabilities, capabilities_of
+from schedcheck.harness.common import (
+    Observed,
+    Progress,
+    RunContext,
+    SuiteMachine,
+    call_code,
+    observe,
+    run_suite,
+    suite_settings,
+)
+from schedcheck.harness.result import RunResult
+
+__all__ = ["CORE_CLAUSES", "SchedulerCoreMachine", "make_core_machine", "run_core_suite"]
+
+IDS = ("a", "b", "c", "d", "e", "f")
+#: The clauses this level checks; every other scheduler clause belongs to the contract level.
+CORE_CLAUSES = ("S-CLAIM-DEPS", "S-CLAIM-ONCE", "S-ORACLE-CYCLE", "S4", "S5", "S6")
+#: The card's verdict for a clause the core level does not check.
+CONTRACT_ONLY = "contract level"
+
+
+def _noop() -> None:
+    return None
+
+
+class SchedulerCoreMachine(SuiteMachine):
+    system: ClassVar[str] = "scheduler"
+    factory: ClassVar[Callable[[int], Any]]
+    caps: ClassVar[SchedulerCapabilities] = SchedulerCapabilities()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.target: Any = None
+        self.mc = 1
+        self.deps: dict[Any, tuple[Any, ...]] = {}
+        self.started = False
+        self.cyclic = False
+        self.state: dict[Any, str] = {}  # waiting | running | succeeded | dead
+        self.claims: list[tuple[Any, int]] = []
+        self.seen: set[tuple[Any, int]] = set()
+
+    # ------------------------------------------------------------------ helpers
+
+    def _call(self, words: str, method: str, *args: Any, norm: Any = None) -> tuple[Any, Observed]:
+        step = self.trace.add(call_code(method, *args), words)
+        got = observe(getattr(self.target, method), *args, norm=norm)
+        step.actual = repr(got)
+        return step, got
+
+    def _doomed(self, tid: Any, seen: frozenset[Any] = frozenset()) -> bool:
+        """A dependency (or one of its own, transitively) failed or was cancelled."""
+        for dep in self.deps.get(tid, ()):
+            if self.state.get(dep) == "dead" or (dep not in seen
+                                                 and self._doomed(dep, seen | {tid})):
+                return True
+        return False
+
+    def _claimable(self, tid: Any) -> bool:
+        return self.state[tid] == "waiting" and all(
+            self.state.get(d) == "succeeded" for d in self.deps[tid])
+
+    def _has_cycle(self) -> bool:
+        graph = nx.DiGraph()
+        graph.add_nodes_from(self.deps)
+        graph.add_edges_from((d, t) for t, ds in self.deps.items() for d in ds)
+        return not nx.is_directed_acyclic_graph(graph)
+
+    # ------------------------------------------------------------------ rules
+
+    @initialize(mc=st.sampled_from((1, 2, 3, 1000)))
+    def build(self, mc: int) -> None:
+        self.mc = mc
+        self.trace.setup = f"target = factory({mc})"
+        built = observe(type(self).factory, mc)
+        if not built.ok:
+            self.diverge("S4", f"the target cannot be built as factory({mc}): "
+                               f"{built.describe()}")
+        self.target = built.value
+
+    @precondition(lambda self: not self.started and len(self.deps) < len(IDS))
+    @rule(tid=st.sampled_from(IDS), deps=st.lists(st.sampled_from(IDS), max_size=3,
+                                                  unique=True))
+    def submit(self, tid: str, deps: list[str]) -> None:
+        if tid in self.deps:
+            return
+        self.deps[tid] = tuple(deps)
+        self.state[tid] = "waiting"
+        step, got = self._call(f"submit {tid!r} depending on {deps}", "submit", tid,
+                               tuple(deps), _noop)
+        if not got.ok and tid in deps:  # a self-dependency refused at once: fine
+            del self.deps[tid], self.state[tid]
+        elif not got.ok:
+            self.diverge("S4", f"submit({tid!r}, {tuple(deps)!r}) before start() was "
+                               f"refused: {got.describe()}", step=step)
+
+    @precondition(lambda self: not self.started and bool(self.deps))
+    @rule()
+    def start(self) -> None:
+        for tid in [d for ds in list(self.deps.values()) for d in ds if d not in self.deps]:
+            if tid not in self.deps:  # an unknown dependency: submitted as a task of its own
+                self.submit(tid, [])
+        self.started = True
+        self.cyclic = self._has_cycle()
+        step, got = self._call("start the graph", "start")
+        self.exercise("S-ORACLE-CYCLE")
+        said_cycle = not got.ok and "cycle" in (got.error or "").lower()
+        if said_cycle != self.cyclic:
+            what = "finds a cycle" if self.cyclic else "finds no cycle"
+            self.diverge("S-ORACLE-CYCLE", f"start() {got.describe()}, but networkx {what} "
+                         f"in {self.deps!r}", step=step)
+
+    def _live(self) -> bool:
+        return self.started and not self.cyclic
+
+    @precondition(lambda self: self.started and not self.cyclic)
+    @rule(limit=st.sampled_from((None, 1, 2)))
+    def ready(self, limit: int | None) -> None:
+        args = () if limit is None else (limit,)
+        step, got = self._call(f"claim ready tasks (limit {limit})", "ready", *args,
+                               norm=adapt.norm_claims)
+        if not got.ok:
+            self.diverge("S4", f"ready({limit}) after start() {got.describe()}", step=step)
+        running = sum(1 for s in self.state.values() if s == "running")
+        claims: list[tuple[Any, int]] = got.value
+        self.exercise("S-CLAIM-ONCE", "S-CLAIM-DEPS")
+        if running + len(claims) > self.mc or (limit is not None and len(claims) > limit):
+            self.diverge("S-CLAIM-ONCE", f"ready({limit}) handed out {claims} with {running} "
+                         f"already running: over max_concurrency={self.mc}", step=step)
+        for tid, gen in claims:
+            key = (tid, gen if self.caps.generations else 0)
+            if key in self.seen:
+                self.diverge("S-CLAIM-ONCE", f"{tid!r} (generation {gen}) was claimed twice",
+                             step=step)
+            if tid not in self.state or not self._claimable(tid) or self._doomed(tid):
+                why = ("was never submitted" if tid not in self.state else
+                       f"is {self.state[tid]}" if self.state[tid] != "waiting" else
+                       "has a dependency that failed or was cancelled" if self._doomed(tid)
+                       else "has a dependency that has not succeeded: "
+                       + repr([d for d in self.deps[tid] if self.state.get(d) != "succeeded"]))
+                self.diverge("S-CLAIM-DEPS", f"ready() claimed {tid!r}, which {why}",
+                             step=step)
+            self.seen.add(key)
+            self.claims.append((tid, gen))
+            self.state[tid] = "running"
+
+    @precondition(lambda self: bool(self.claims))
+    @rule(i=st.integers(0, 50), times=st.sampled_from((1, 1, 2)))
+    def complete(self, i: int, times: int) -> None:
+        tid, gen = self.claims[i % len(self.claims)]
+        first = self.state[tid] == "running"
+        for k in range(times):
+            step, got = self._call(f"complete {tid!r}" + (" again" if k or not first else ""),
+                                   "complete", tid, gen)
+            self.exercise("S4")
+            if first and k == 0:
+                if not got.ok:
+                    self.diverge("S4", f"complete({tid!r}, {gen}) of a running claim was "
+                                 f"refused: {got.describe()}", step=step)
+                self.state[tid] = "succeeded"
+
+    @rule(tid=st.sampled_from(IDS))
+    def late_complete(self, tid: str) -> None:
+        """A callback for a task that was never claimed: it must change nothing. (Always
+        enabled: after a cycle it is the one rule left, and does nothing.)"""
+        if not self._live() or self.state.get(tid) != "waiting":
+            return
+        self._call(f"complete {tid!r}, which was never claimed", "complete", tid, 0)
+        self.exercise("S4")
+
+    @precondition(lambda self: self.caps.fail and bool(self.claims))
+    @rule(i=st.integers(0, 50))
+    def fail(self, i: int) -> None:
+        tid, gen = self.claims[i % len(self.claims)]
+        if self.state[tid] != "running":
+            return
+        step, got = self._call(f"fail {tid!r}", "fail", tid, gen)
+        if not got.ok:
+            self.diverge("S5", f"fail({tid!r}, {gen}) of a running claim was refused: "
+                         f"{got.describe()}", step=step)
+        self.state[tid] = "dead"
+        self.exercise("S5")
+
+    @precondition(lambda self: self.caps.cancel and self._live())
+    @rule(tid=st.sampled_from(IDS))
+    def cancel(self, tid: str) -> None:
+        if self.state.get(tid) != "waiting":
+            return
+        step, got = self._call(f"cancel {tid!r} before it was claimed", "cancel", tid)
+        if not got.ok:
+            self.diverge("S6", f"cancel({tid!r}) of an unclaimed task was refused: "
+                         f"{got.describe()}", step=step)
+        self.state[tid] = "dead"
+        self.exercise("S6")
+
+    @precondition(lambda self: self._live())
+    @rule()
+    def drain(self) -> None:
+        """Claim and complete until nothing runs: nothing that can run may be lost."""
+        for _ in range(len(self.deps) + 2):
+            for tid, gen in list(self.claims):
+                if self.state[tid] == "running":
+                    self.complete(self.claims.index((tid, gen)), 1)
+            before = len(self.claims)
+            self.ready(None)
+            if len(self.claims) == before:
+                break
+        lost = [t for t in self.deps if self._claimable(t) and not self._doomed(t)]
+        self.exercise("S4")
+        if lost:
+            self.diverge("S4", f"nothing is running and every dependency of {lost} "
+                         "succeeded, yet ready() hands out nothing: they are lost")
+
+
+def make_core_machine(factory: Callable[..., Any], *,
+                      result: RunResult | None = None) -> type[SchedulerCoreMachine]:
+    caps = capabilities_of(factory)
+    if not isinstance(caps, SchedulerCapabilities):
+        caps = SchedulerCapabilities()
+    if result is None:
+        result = RunResult.fresh("scheduler", getattr(factory, "__qualname__", "target"))
+    grade_core(result, caps)
+    namespace = {"factory": staticmethod(factory), "caps": caps, "_ctx": RunContext(result)}
+    machine: type[SchedulerCoreMachine] = type(
+        "SchedulerCore", (SchedulerCoreMachine,), namespace)
+    return machine
+
+
+def grade_core(result: RunResult, caps: SchedulerCapabilities) -> None:
+    """Mark what the core level leaves to the contract level, and what the target lacks."""
+    for cid, stat in result.stats.items():
+        if cid not in CORE_CLAUSES:
+            stat.verdict_override = CONTRACT_ONLY
+    if not caps.fail:
+        result.unsupported_clause("S5")
+    if not caps.cancel:
+        result.unsupported_clause("S6")
+    for part in caps.missing():
+        if part not in result.unsupported:
+            result.unsupported.append(part)
+
+
+def run_core_suite(
+    factory: Callable[..., Any],
+    *,
+    target_name: str = "",
+    examples: int | None = None,
+    seed: int | None = None,
+    profile: str | None = None,
+    progress: Progress | None = None,
+) -> RunResult:
+    """The core level against ``factory(max_concurrency)``; see the module docstring."""
+    result = RunResult.fresh("scheduler", target_name or getattr(factory, "__qualname__", ""))
+    machine = make_core_machine(factory, result=result)
+    run_suite(machine, result, suite_settings(examples=examples, profile=profile), progress,
+              seed=seed)
+    result.notes.append("core level: the invariants every correct scheduler holds; "
+                        "the contract's exact replies were not compared")
+    return result
