@@ -1,4 +1,4 @@
-"""HierarchicalTimingWheel: Kafka/Linux-style levels that cascade (CONTRACT.md Part 2, "Costs").
+"""HierarchicalTimingWheel: Kafka/Linux-style levels that cascade (specs/wheel.md section 5).
 
 Data structure. Levels ``0, 1, 2, ...``, each ``B = max(2, wheel_size)`` buckets (a level of
 one bucket cannot subdivide anything, so ``wheel_size == 1`` uses two). Level ``l`` has slots

@@ -1,4 +1,4 @@
-"""The reference model of the dependency-aware task scheduler (CONTRACT.md Part 1).
+"""The reference model of the dependency-aware task scheduler (specs/scheduler.md sections 2-4).
 
 Small and slow on purpose: one slotted record per task id (its *current* generation), a
 TRANSITIONS table for complete/fail/cancel (rules 4-6), and readiness recomputed from scratch

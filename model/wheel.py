@@ -1,4 +1,4 @@
-"""The reference model of the timing wheel (CONTRACT.md Part 2; specs/wheel.md).
+"""The reference model of the timing wheel (specs/wheel.md sections 1-4, decisions 1-7).
 
 The contract in its plainest form: the live timers sit in one dict keyed by their scheduling
 sequence, and processing a window of ticks fires exactly the live timers whose due tick lies in

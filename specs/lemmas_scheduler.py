@@ -1,8 +1,8 @@
 """z3 lemmas of the task scheduler (specs/scheduler.md, invariants I0..I10), N = 1..5 tasks.
 
 The state (:mod:`schedcheck.specs.sched_state`) and the transitions
-(:mod:`schedcheck.specs.sched_transitions`) are z3 encodings of CONTRACT.md rules 1-8 and of
-the model's decisions. Rows of ``schedcheck prove``:
+(:mod:`schedcheck.specs.sched_transitions`) are z3 encodings of the transition table
+(specs/scheduler.md section 3) and of the model's decisions. Rows of ``schedcheck prove``:
 
 * ``sched-I0`` .. ``sched-I6`` -- base case (the empty scheduler, any max_concurrency) and
   inductive step: I0..I6 before any transition (submit/resubmit, start, claim, complete, fail,

@@ -1,10 +1,10 @@
 """The scheduler's transitions as z3 functions: View -> (preconditions, next View).
 
 Part of the z3 lemmas (specs/lemmas_scheduler.py). One function per call that *succeeds*
-(rule 9: an error changes nothing, so it is no transition), following CONTRACT.md rules 1-8 and
-the model's decisions (specs/scheduler.md "Decisions"). The task a call names is a symbolic
-index ``k``; its generation argument ``g`` is a symbolic int; a submit's dependency set ``D``
-is N symbolic booleans.
+(an error changes nothing, so it is no transition), following the transition table
+(specs/scheduler.md section 3) and the model's decisions (specs/scheduler.md "Decisions").
+The task a call names is a symbolic index ``k``; its generation argument ``g`` is a symbolic
+int; a submit's dependency set ``D`` is N symbolic booleans.
 
 ``bmc=True`` adds what makes a trace replayable as real calls on the model: ``ready()`` claims
 the READY task with the lowest submission stamp, ``start()`` and every submit after it keep

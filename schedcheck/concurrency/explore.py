@@ -72,7 +72,7 @@ def explore(
 
 
 # --------------------------------------------------------------------------------------------
-# The fixed catalogue of small scenarios (issue 4, section 3)
+# The fixed catalogue of small scenarios (every schedule up to the preemption bound)
 # --------------------------------------------------------------------------------------------
 
 

@@ -14,10 +14,10 @@ three jobs the model's public surface cannot do:
   at most once, never after a cancel, ``pending()`` = live) are checked against -- in tolerance
   mode these are the only checks.
 
-Rules (CONTRACT.md Part 2): the cursor starts at ``start // tick``; ``advance(now)`` processes
-ticks ``cursor .. now // tick``, at most ``budget`` of them; a timer's due tick is
-``max(ceil(deadline / tick), cursor)``; fired handles come ordered by (due tick, schedule
-order). O(live timers) per advance: this is a test oracle, not a wheel.
+Rules (specs/wheel.md sections 1 and 3, decision 2): the cursor starts at ``start // tick``;
+``advance(now)`` processes ticks ``cursor .. now // tick``, at most ``budget`` of them; a
+timer's due tick is ``max(ceil(deadline / tick), cursor)``; fired handles come ordered by (due
+tick, schedule order). O(live timers) per advance: this is a test oracle, not a wheel.
 """
 
 from __future__ import annotations

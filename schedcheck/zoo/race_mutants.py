@@ -1,4 +1,4 @@
-"""Racy copies of the production implementations (issue 4): each is correct sequentially.
+"""Racy copies of the production implementations: each is correct sequentially.
 
 Every mutant here passes the sequential suites -- one thread never sees the gap -- and is
 found only by a concurrent round under the baton (``schedcheck.concurrency.hunt``), shrunk to
@@ -57,7 +57,7 @@ _READY, _RUNNING, _PENDING, _OK, _CANCELLED = (
 
 
 @mutant(name="race-claim-check-then-write", system="scheduler", clause=S_LIN, kind="race",
-        source="seed 000: common mistakes (claim checked outside the critical section); issue 4",
+        source="seed 000: common mistakes (claim checked outside the critical section)",
         mistake="ready() checks which tasks are READY in one critical section and marks them "
                 "RUNNING in another: two workers claim the same generation")
 class ClaimCheckThenWriteScheduler(Scheduler):
@@ -90,7 +90,7 @@ class ClaimCheckThenWriteScheduler(Scheduler):
 
 
 @mutant(name="race-complete-decrement-unlocked", system="scheduler", clause=S_LIN, kind="race",
-        source="seed 000: what the interviewer tests (concurrent completions); issue 4",
+        source="seed 000: what the interviewer tests (concurrent completions)",
         mistake="complete() decrements each dependent's outstanding count outside the lock: two "
                 "dependencies completing together lose a decrement and the dependent never runs")
 class UnlockedDecrementScheduler(Scheduler):
@@ -141,7 +141,7 @@ class CloseSnapshotThenCancelScheduler(Scheduler):
 
 
 @mutant(name="race-wheel-cancel-no-recheck", system="wheel", clause=W_LIN, kind="race",
-        source="seed 004: common mistakes (cancel vs tick race); issue 4",
+        source="seed 004: common mistakes (cancel vs tick race)",
         mistake="cancel racing the tick: the bucket is detached and walked outside the lock and "
                 "the walk does not re-check the cancelled flag, so a cancelled timer still "
                 "fires")
@@ -163,7 +163,7 @@ class CancelNoRecheckWheel(HashedTimingWheel):
 
 
 @mutant(name="race-wheel-max-pending-split", system="wheel", clause=W_LIN, kind="race",
-        source="issue 4: racy copies",
+        source="extra (not in the interview texts): racy copies",
         mistake="max_pending is checked in one critical section and the timer inserted in "
                 "another: two producers both pass the check and overfill the wheel")
 class SplitMaxPendingWheel(HashedTimingWheel):

@@ -53,7 +53,7 @@ OK, FAIL, BLK, CAN = (
     TaskState.SUCCEEDED, TaskState.FAILED, TaskState.BLOCKED, TaskState.CANCELLED,
 )
 SEED = "seed 000: common mistakes"
-EXTRA = "issue 2: extra"
+EXTRA = "extra (not in the interview texts)"
 
 
 class _Mutant(Scheduler):

@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 _SEED = "seed 004: common mistakes"
-_EXTRA = "issue 3: extra"
+_EXTRA = "extra (not in the interview texts)"
 
 
 @mutant(name="wheel-wall-clock", system="wheel", clause=W2, source=_SEED,

@@ -73,7 +73,8 @@ def _report(tmp_path: Path) -> VerifyReport:
     mutants = [
         Mutant("sched-no-generation", "scheduler", "drops the generation from complete()",
                "seed 000: common mistakes", "S4", object),
-        Mutant("wheel-early", "wheel", "rounds from the absolute tick", "issue 6: extra",
+        Mutant("wheel-early", "wheel", "rounds from the absolute tick",
+               "extra (not in the interview texts)",
                "W-INV-EARLY", object),
         Mutant("sched-survivor", "scheduler", "a mistake nothing catches", "test", "S1", object),
     ]
