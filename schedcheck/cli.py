@@ -122,6 +122,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     if why is not None:
         return _unusable(f"target {args.target!r} is unusable: {why}")
     show_progress = not args.json and sys.stderr.isatty()
+    say = _status_printer(show_progress)
+    say(f"check {system.name} {args.target}")
     # Always a seed, so that the report's "search again" command reproduces this very run.
     seed = args.seed if args.seed is not None else random.randrange(1 << 32)
     logs = pipeline.LogCapture()
@@ -133,7 +135,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 tolerance=args.tolerance, cost=not args.no_cost, rounds=args.threads,
                 stress=args.threads, total=_profile_examples(args.profile, args.examples),
                 bar=lambda label, total: progress_display(label, total, show_progress),
-                status=_status_printer(show_progress))
+                status=say)
     except pipeline.Unusable as exc:
         return _unusable(f"target {args.target!r} is unusable: {exc}")
     except SchedcheckInternalError as exc:
@@ -194,14 +196,17 @@ def run_prove(argv: list[str]) -> int:
 
 
 def cmd_zoo(args: argparse.Namespace) -> int:
+    from schedcheck.pipeline import LogCapture
     from schedcheck.report.kill_matrix import kill_matrix_table, kill_matrix_text, zoo_json
     from schedcheck.zoo.run import run_zoo
 
-    show_progress = not args.json and sys.stderr.isatty()
+    terminal = not args.json and sys.stderr.isatty()
+    logs = LogCapture()
     try:
-        rows = run_zoo(only=args.only or None, system=args.system, examples=args.examples,
-                       seed=args.seed, status=_status_printer(show_progress),
-                       shrink=args.shrink)
+        with logs:
+            rows = run_zoo(only=args.only or None, system=args.system, examples=args.examples,
+                           seed=args.seed, status=_status_printer(terminal),
+                           each=_detail_printer(terminal), shrink=args.shrink)
     except KeyError as exc:
         return _unusable(str(exc.args[0]) if exc.args else str(exc))
     except SchedcheckInternalError as exc:
@@ -209,36 +214,80 @@ def cmd_zoo(args: argparse.Namespace) -> int:
     if not rows:
         return _unusable("no mutant is of that system among the ones named; "
                          "`schedcheck zoo --json` lists them all")
+    note = None
+    if logs.count:
+        log_path = Path(args.log) if args.log else _temp_log("schedcheck-zoo-")
+        logs.write(log_path)
+        note = _log_note(logs, log_path, "mutants and model")
     if args.json:
         sys.stdout.write(json.dumps(zoo_json(rows), indent=2, default=repr) + "\n")
+        if note:
+            sys.stderr.write(f"note: {note}\n")
     else:
         console = Console(highlight=False)
         if console.is_terminal:
             console.print(kill_matrix_table(rows))
         else:
             sys.stdout.write(kill_matrix_text(rows) + "\n")
+        if note:
+            sys.stdout.write(f"note: {note}\n")
     return EXIT_OK if all(r.killed for r in rows) else EXIT_FOUND
 
 
-def _status_printer(enabled: bool) -> Callable[[str], None] | None:
-    if not enabled:
-        return None
+def _temp_log(prefix: str) -> Path:
+    import tempfile
+
+    handle, name = tempfile.mkstemp(prefix=prefix, suffix=".log")
+    os.close(handle)
+    return Path(name)
+
+
+def _status_printer(terminal: bool) -> Callable[[str], None]:
+    """One line on stderr as each phase starts: dim rich text on a terminal, a plain flushed
+    line otherwise (so that a log shows what is running instead of looking hung)."""
+    if not terminal:
+        def plain(line: str) -> None:
+            sys.stderr.write(f"schedcheck: {line}\n")
+            sys.stderr.flush()
+
+        return plain
     console = _err_console()
 
     def status(line: str) -> None:
-        console.print(f"[dim]{line}[/]", highlight=False)
+        console.print(f"[dim]{line}[/]", highlight=False, markup=True)
 
     return status
 
 
+def _detail_printer(terminal: bool) -> Callable[[str], None] | None:
+    """One line per item inside a phase (a mutant, a lemma): on a terminal only."""
+    if not terminal:
+        return None
+    console = _err_console()
+
+    def detail(line: str) -> None:
+        console.print(f"[dim]  {line}[/]", highlight=False, markup=True)
+
+    return detail
+
+
+def _log_note(logs: Any, where: Path, what: str) -> str:
+    return (f"{logs.count} log records ({what}) are in {where}; the suites provoke executor "
+            "rejections and raising callbacks on purpose")
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
+    show_progress = not args.json and sys.stderr.isatty()
+    say = _status_printer(show_progress)
+    skipped = f" (skipping {', '.join(args.skip)})" if args.skip else ""
+    say(f"verify: suites, concurrent rounds, z3 lemmas and zoo on the bundled "
+        f"implementations{skipped}; report -> {args.out}/index.html")
     from schedcheck.verify import run_verify
 
-    show_progress = not args.json and sys.stderr.isatty()
     try:
         report = run_verify(Path(args.out), examples=args.examples,
                             zoo_examples=args.zoo_examples, seed=args.seed,
-                            status=_status_printer(show_progress),
+                            status=say, detail=_detail_printer(show_progress),
                             progress_factory=(lambda label, total: progress_display(
                                 label, total, show_progress)),
                             skip=set(args.skip or ()), zoo_only=args.zoo_only,
@@ -265,20 +314,45 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_UNUSABLE, f"{self.prog}: error: {message}\n")
 
 
+def positive_int(text: str) -> int:
+    """An argparse type: an int >= 1 (``--examples 0`` is an error, exit status 2)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+_SEED_HELP = ("fix the random search: the same seed replays the same examples "
+              "(default: %s)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="schedcheck", description=(
         "Check a dependency-aware scheduler or a timing wheel against the schedcheck contract."),
         epilog="exit status: 0 every property held, 1 a counterexample was found, "
                "2 the target or the arguments are unusable")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser,
+                                metavar="COMMAND")
 
-    check = sub.add_parser("check", help="run the differential suite against TARGET",
-                           description="TARGET is module:attr (importable from the current "
-                                       "directory) or path/to/file.py:attr")
-    check.add_argument("system", choices=systems.names())
-    check.add_argument("target", metavar="TARGET")
-    check.add_argument("--examples", type=int, metavar="N", help="examples (machine runs)")
-    check.add_argument("--seed", type=int, metavar="S", help="fix Hypothesis's randomness")
+    check = sub.add_parser(
+        "check", help="run the differential suite against TARGET",
+        description="Run the differential suite of SYSTEM against TARGET (model and target in "
+                    "lockstep, every reply compared), then the scaling clause and, with "
+                    "--threads, the concurrent rounds. TARGET is module:attr (importable from "
+                    "the current directory) or path/to/file.py:attr.",
+        epilog="exit status: 0 every property held, 1 a counterexample was found, "
+               "2 the target or the arguments are unusable")
+    check.add_argument("system", choices=systems.names(), help="which contract to check")
+    check.add_argument("target", metavar="TARGET",
+                       help="module:attr or path/to/file.py:attr, called as the system's "
+                            "constructor")
+    check.add_argument("--examples", type=positive_int, metavar="N",
+                       help="examples (machine runs) to try, >= 1 (default: the profile's)")
+    check.add_argument("--seed", type=int, metavar="S",
+                       help=_SEED_HELP % "a random one, printed in the report")
     check.add_argument("--profile", choices=("ci", "dev", "thorough"),
                        help="Hypothesis profile (default: SCHEDCHECK_PROFILE, else dev)")
     check.add_argument("--threads", action="store_true",
@@ -291,39 +365,70 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--no-cost", action="store_true",
                        help="skip the scaling clause (*-COST: a timed run at n and 8n)")
     check.add_argument("--out", metavar="DIR",
-                       help="folder for the report (default: ./schedcheck-out-SYSTEM-TIME)")
+                       help="folder for the report: steps, replay.py, pictures, report.json "
+                            "(default: ./schedcheck-out-SYSTEM-TIME)")
     check.add_argument("--json", action="store_true", help="print report.json on stdout")
     check.set_defaults(run=cmd_check)
 
-    prove = sub.add_parser("prove", help="the z3 lemmas of specs/")
-    prove.add_argument("rest", nargs=argparse.REMAINDER, help="passed to schedcheck.specs.prove")
+    prove = sub.add_parser(
+        "prove", help="the z3 lemmas of specs/", add_help=False,
+        description="Prove the z3 lemmas of specs/ and refute the interview texts' common "
+                    "mistakes; `schedcheck prove --help` lists its own options.")
+    prove.add_argument("rest", nargs=argparse.REMAINDER,
+                       help="options of schedcheck.specs.prove (--timeout-ms, --only, --json, "
+                            "--plain, --quiet)")
     prove.set_defaults(run=cmd_prove)
 
-    zoo = sub.add_parser("zoo", help="run every catalogued mistake; print the kill matrix")
-    zoo.add_argument("--examples", type=int, metavar="N",
-                     help="examples per mutant (the search stops at the first kill)")
-    zoo.add_argument("--seed", type=int, metavar="S")
-    zoo.add_argument("--only", nargs="+", metavar="NAME", help="only these mutants")
-    zoo.add_argument("--system", choices=systems.names(), help="only this system")
+    zoo = sub.add_parser(
+        "zoo", help="run every catalogued mistake; print the kill matrix",
+        description="Run every catalogued mistake (mutant) of the interview texts against the "
+                    "check meant to catch it and print the kill matrix: which clause killed "
+                    "it, whether that is the expected one, examples and seconds to the kill. "
+                    "The log records the mutants provoke go to a log file, named in one line.",
+        epilog="exit status: 0 every mutant was killed, 1 a mutant survived, "
+               "2 the arguments are unusable")
+    zoo.add_argument("--examples", type=positive_int, metavar="N",
+                     help="examples per mutant, >= 1 (the search stops at the first kill)")
+    zoo.add_argument("--seed", type=int, metavar="S",
+                     help=_SEED_HELP % "0, the same kills every run")
+    zoo.add_argument("--only", nargs="+", metavar="NAME",
+                     help="only these mutants (`schedcheck zoo --json` lists every name)")
+    zoo.add_argument("--system", choices=systems.names(), help="only this system's mutants")
     zoo.add_argument("--shrink", action="store_true",
                      help="shrink each kill to a minimal counterexample (slower)")
+    zoo.add_argument("--log", metavar="FILE",
+                     help="where the log records go (default: a new file in the temporary "
+                          "folder)")
     zoo.add_argument("--json", action="store_true", help="print the kill matrix as JSON")
     zoo.set_defaults(run=cmd_zoo)
 
-    verify = sub.add_parser("verify", help="everything on the bundled implementations, "
-                                           "with an index.html report")
-    verify.add_argument("--out", metavar="DIR", default="schedcheck-report")
-    verify.add_argument("--examples", type=int, metavar="N", help="examples per suite")
-    verify.add_argument("--zoo-examples", type=int, metavar="N", default=None,
-                        help="examples per mutant")
-    verify.add_argument("--seed", type=int, metavar="S")
+    verify = sub.add_parser(
+        "verify", help="everything on the bundled implementations, "
+                       "with an index.html report",
+        description="Check the bundled implementations end to end: the differential suites, "
+                    "the scaling clauses and the concurrent rounds of every system, the "
+                    "exhaustive small concurrent scenarios, the z3 lemmas and the zoo; print a "
+                    "report card per system and the kill matrix, and write a report folder "
+                    "with index.html. What `scripts/main` runs.",
+        epilog="exit status: 0 every clause held, every lemma was proved and every mutant "
+               "was killed; 1 otherwise; 2 the arguments are unusable")
+    verify.add_argument("--out", metavar="DIR", default="schedcheck-report",
+                        help="folder for index.html, report.json, log.txt and one sub-folder "
+                             "per run (default: %(default)s)")
+    verify.add_argument("--examples", type=positive_int, metavar="N",
+                        help="examples per suite, >= 1 (default: the profile's)")
+    verify.add_argument("--zoo-examples", type=positive_int, metavar="N", default=None,
+                        help="examples per mutant, >= 1")
+    verify.add_argument("--seed", type=int, metavar="S",
+                        help=_SEED_HELP % "random for the suites, 0 for the zoo")
     verify.add_argument("--skip", nargs="+", choices=("suites", "threads", "prove", "zoo"),
                         help="leave parts out (they are reported as skipped, not passed)")
     verify.add_argument("--no-shrink", action="store_true",
                         help="picture the zoo's first counterexamples as found (faster)")
     verify.add_argument("--zoo-only", nargs="+", metavar="NAME",
                         help="only these zoo entries (the rest are reported as skipped)")
-    verify.add_argument("--json", action="store_true")
+    verify.add_argument("--json", action="store_true",
+                        help="print report.json on stdout instead of the cards")
     verify.set_defaults(run=cmd_verify)
     from schedcheck.practice.commands import add_commands
 

@@ -364,7 +364,10 @@ def probe_construct(system: System | str, factory: Callable[..., Any]) -> str | 
     missing = [m for m in entry.operations if not callable(getattr(obj, m, None))]
     if missing:
         return (f"{shown} returned a {type(obj).__name__} without the required "
-                f"method{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
+                f"method{'s' if len(missing) > 1 else ''} "
+                f"{', '.join(m + '()' for m in missing)}; a {entry.name} target needs "
+                f"{', '.join(m + '()' for m in entry.operations)} (specs/{entry.name}.md "
+                "section 3), add the missing ones or wrap it with schedcheck.adapters")
     return None
 
 

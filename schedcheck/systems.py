@@ -50,6 +50,8 @@ class System:
     bundled: tuple[tuple[str, str], ...]  #: (report folder, target) checked by verify
     zoo_cost_n: int  #: small size of a cost mutant's scaling run (the large one is 8x)
     has_tolerance: bool  #: a tolerance mode (invariants only) exists
+    #: the class ``schedcheck practice`` writes, in ``<name>.py`` (what ``grade`` then loads)
+    answer_class: str
     #: ``make(factory, *, result=None, extra_bases=(), **options)`` -> the suite's machine class
     make_machine: Callable[..., type[Any]]
     #: ``run(factory, *, target_name, examples, seed, profile, progress, extra_bases,
@@ -65,6 +67,11 @@ class System:
         from schedcheck.zoo.catalogue import all_mutants
 
         return [m for m in all_mutants() if m.system == self.name]
+
+    @property
+    def answer_target(self) -> str:
+        """The target ``schedcheck practice`` writes, relative to its folder."""
+        return f"{self.name}.py:{self.answer_class}"
 
     @property
     def short(self) -> str:
@@ -135,10 +142,12 @@ SCHEDULER = System(
     cost_also=(c.S_T2,),
     constructor="cls(max_concurrency)",
     probe_args=(2,),
-    operations=("submit", "start", "ready", "complete", "fail", "cancel", "close", "info"),
+    operations=("submit", "start", "ready", "complete", "fail", "cancel", "cancel_requested",
+                "close", "info"),
     bundled=(("scheduler-impl", "schedcheck.impl:Scheduler"),),
     zoo_cost_n=1000,
     has_tolerance=False,
+    answer_class="Scheduler",
     make_machine=_scheduler_machine,
     run_suite=_scheduler_suite,
     check_scaling=_scheduler_scaling,
@@ -154,11 +163,12 @@ WHEEL = System(
     cost_also=(),
     constructor="cls(tick, wheel_size, **options)",
     probe_args=(1, 8),
-    operations=("schedule", "cancel", "advance", "pending"),
+    operations=("schedule", "schedule_after", "cancel", "advance", "pending"),
     bundled=(("wheel-hashed", "schedcheck.impl:HashedTimingWheel"),
              ("wheel-hierarchical", "schedcheck.impl:HierarchicalTimingWheel")),
     zoo_cost_n=5000,
     has_tolerance=True,
+    answer_class="TimingWheel",
     make_machine=_wheel_machine,
     run_suite=_wheel_suite,
     check_scaling=_wheel_scaling,

@@ -23,6 +23,7 @@ import json
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from schedcheck import pipeline, systems
 from schedcheck.report.card import summary_line
@@ -45,6 +46,7 @@ def run_verify(
     zoo_examples: int | None = None,
     seed: int | None = None,
     status: Callable[[str], None] | None = None,
+    detail: Callable[[str], None] | None = None,
     progress_factory: pipeline.ProgressFactory | None = None,
     skip: set[str] | None = None,
     zoo_only: list[str] | None = None,
@@ -57,7 +59,7 @@ def run_verify(
     report = VerifyReport(out)
     with pipeline.LogCapture() as logs:
         _run_parts(report, examples=examples, zoo_examples=zoo_examples, seed=seed, say=say,
-                   bar=progress_factory, skip=skip, zoo_only=zoo_only,
+                   detail=detail, bar=progress_factory, skip=skip, zoo_only=zoo_only,
                    shrink_showcase=shrink_showcase)
     if logs.write(out / "log.txt"):
         report.notes.append(f"{logs.count} log records (targets, model, mutants) are in "
@@ -71,6 +73,7 @@ def run_verify(
 
 def _run_parts(report: VerifyReport, *, examples: int | None, zoo_examples: int | None,
                seed: int | None, say: Callable[[str], None],
+               detail: Callable[[str], None] | None,
                bar: pipeline.ProgressFactory | None, skip: set[str],
                zoo_only: list[str] | None, shrink_showcase: bool = True) -> None:
     if "suites" in skip:
@@ -92,25 +95,30 @@ def _run_parts(report: VerifyReport, *, examples: int | None, zoo_examples: int 
         from schedcheck.specs.prove import run_all
 
         say("prove: the z3 lemmas")
-        report.lemmas = list(run_all())
+
+        def lemma_done(row: Any) -> None:
+            if detail is not None:
+                detail(f"{row.status}: {row.name} ({row.seconds:.1f} s)")
+
+        report.lemmas = list(run_all(progress=lemma_done))
 
     if "zoo" in skip:
         report.skipped.append("the zoo")
     else:
         _run_zoo(report, zoo_examples=zoo_examples, seed=seed, say=say, only=zoo_only,
-                 shrink=shrink_showcase)
+                 shrink=shrink_showcase, each=detail)
         if zoo_only:
             report.skipped.append(f"zoo entries other than {', '.join(zoo_only)}")
 
 
 def _run_zoo(report: VerifyReport, *, zoo_examples: int | None, seed: int | None,
              say: Callable[[str], None], only: list[str] | None = None,
-             shrink: bool = True) -> None:
+             shrink: bool = True, each: Callable[[str], None] | None = None) -> None:
     """The zoo, unshrunk (fast kills); then the showcase entries again with shrinking, so
     that the pictures on the page are of minimal counterexamples."""
     from schedcheck.zoo.run import run_mutant, run_zoo
 
-    report.zoo = run_zoo(examples=zoo_examples, seed=seed, status=say, only=only)
+    report.zoo = run_zoo(examples=zoo_examples, seed=seed, status=say, only=only, each=each)
     for row in choose_showcase(report.zoo):
         report.showcase.append(row.mutant.name)
         if not shrink:

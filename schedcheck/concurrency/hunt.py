@@ -22,7 +22,13 @@ from hypothesis import strategies as st
 from schedcheck.concurrency.cases import Case, SetupDiverged, build, run_case
 from schedcheck.concurrency.explore import explore
 from schedcheck.concurrency.operations import SCHEDULER, WHEEL, DrawContext, table
-from schedcheck.concurrency.rounds import Program, RoundOutcome, describe_round, explain
+from schedcheck.concurrency.rounds import (
+    Program,
+    RoundOutcome,
+    describe_round,
+    explain,
+    round_snapshot,
+)
 from schedcheck.harness.result import Counterexample, Step
 
 # Case, run_case and build live in ``cases``; they stay importable from here, where printed
@@ -178,7 +184,8 @@ def to_counterexample(case: Case, outcome: RoundOutcome,
     steps.append(Step(len(steps), replay, "replay the round under the same schedule",
                       diverged=True, clause=clause, check="outcome.ok",
                       expected="linearizable", actual=outcome.verdict))
-    snapshot: dict[str, Any] = {"threads": case.threads, "names": case.names}
+    snapshot: dict[str, Any] = {"threads": case.threads, "names": case.names,
+                                **round_snapshot(outcome)}
     if outcome.run.deadlock:
         snapshot["wait_for"] = outcome.run.wait_for
         snapshot["cycle"] = outcome.run.cycle

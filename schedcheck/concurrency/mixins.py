@@ -43,6 +43,7 @@ from schedcheck.concurrency.rounds import (
     WheelSpec,
     describe_round,
     explain,
+    round_snapshot,
     run_round,
 )
 from schedcheck.harness.common import Recorder
@@ -190,7 +191,8 @@ def _report_round(machine: Any, clause: str, step: Any, outcome: Any, threads: A
     history, the wait-for cycle when there is one, and the schedule that replays it."""
     step.expected, step.actual = "linearizable", outcome.verdict
     snapshot: dict[str, Any] = {"threads": threads, "names": names,
-                                "history": outcome.history.describe()}
+                                "history": outcome.history.describe(),
+                                **round_snapshot(outcome)}
     if outcome.run.deadlock:
         snapshot["wait_for"] = outcome.run.wait_for
         snapshot["cycle"] = outcome.run.cycle

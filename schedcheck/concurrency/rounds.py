@@ -48,9 +48,22 @@ from schedcheck.concurrency.operations import noop as _noop
 
 Program = list[tuple[Any, ...]]
 
-__all__ = ["SKIP", "Program", "RoundOutcome", "SchedulerRound", "SchedulerSpec", "WheelRound",
-           "WheelSpec", "_noop", "concurrent_round", "describe_round", "explain",
-           "perform_scheduler", "run_round"]
+__all__ = [
+    "SKIP",
+    "Program",
+    "RoundOutcome",
+    "SchedulerRound",
+    "SchedulerSpec",
+    "WheelRound",
+    "WheelSpec",
+    "_noop",
+    "concurrent_round",
+    "describe_round",
+    "explain",
+    "perform_scheduler",
+    "round_snapshot",
+    "run_round",
+]
 
 
 def _on_model(table: OpTable, spec: Any, call: tuple[Any, ...]) -> Any:
@@ -373,6 +386,19 @@ def describe_round(threads: Sequence[Program], schedule: Sequence[int],
     lines = [f"#   {lane}: {list(ops)!r}" for lane, ops in zip(lane_names, threads, strict=True)]
     lines.append(f"#   schedule: {list(schedule)!r}")
     return "\n".join(lines)
+
+
+def round_snapshot(outcome: RoundOutcome) -> dict[str, Any]:
+    """The round as pictures draw it (``schedcheck.report.render``): every operation with its
+    lane, call, response and event times, and the switch points where the baton moved."""
+    ops = [{"lane": op.lane, "call": repr(op.call), "invoked": op.invoked,
+            "returned": op.returned,
+            "response": "<no response>" if op.returned is None else repr(op.response)}
+           for op in sorted(outcome.history.operations, key=lambda o: o.invoked)]
+    switches = [{"lane": d.lane, "k": d.k, "point": d.point, "chosen": d.chosen,
+                 "preemption": d.preemption}
+                for d in outcome.run.decisions if d.chosen != d.lane]
+    return {"round": ops, "switches": switches}
 
 
 def explain(outcome: RoundOutcome) -> str:

@@ -48,7 +48,7 @@ EXECUTOR_POLICIES: tuple[str, ...] = ("accept", "reject", "flaky")
 OPTIONAL_ARGS: tuple[str, ...] = ("start", "max_catchup_ticks", "max_pending", "executor")
 #: Optional methods (Part 3).
 OPTIONAL_METHODS: tuple[str, ...] = ("lag_ticks", "callback_errors")
-#: The methods every wheel has (contract Part 2); without one the target is unusable.
+#: The methods every wheel has (specs/wheel.md section 3); without one the target is unusable.
 REQUIRED_METHODS: tuple[str, ...] = ("schedule", "schedule_after", "cancel", "advance", "pending")
 
 

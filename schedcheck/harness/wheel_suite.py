@@ -208,7 +208,8 @@ class WheelMachine(WheelChecks):
     def schedule(self, kind: str, a: int, m: int, r: int, raises: bool) -> None:
         event(f"deadline: {kind}")
         deadline = self._deadline(kind, a, m, r)
-        self._schedule(deadline, raises, after=False, words=f"schedule a timer ({kind})")
+        self._schedule(deadline, raises, after=False,
+                       words=f"schedule a timer at {deadline} ({kind} deadline)")
 
     @rule(kind=st.sampled_from(DELAY_KINDS), a=st.integers(-2, 2), r=st.integers(0, 10**6),
           raises=st.sampled_from((False, False, False, True)))
@@ -227,7 +228,7 @@ class WheelMachine(WheelChecks):
         if horizon is not None:
             delay = min(delay, horizon)
         event(f"delay: {kind}")
-        self._schedule(delay, raises, after=True, words=f"schedule_after ({kind} delay)")
+        self._schedule(delay, raises, after=True, words=f"schedule_after({delay}) ({kind} delay)")
 
     @precondition(lambda self: self.support.caps.validates_args)
     @rule(which=st.integers(0, 14))

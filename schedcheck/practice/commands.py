@@ -11,6 +11,7 @@ import argparse
 import sys
 from typing import Any
 
+from schedcheck import systems
 from schedcheck.contract import SchedcheckInternalError
 from schedcheck.targets import TargetError, load_target
 
@@ -33,7 +34,7 @@ def cmd_practice(args: argparse.Namespace) -> int:
         return _unusable(str(exc))
     for path in paths:
         print(f"wrote {path}")
-    module = "scheduler.py:Scheduler" if args.system == "scheduler" else "wheel.py:TimingWheel"
+    module = systems.get(args.system).answer_target
     print(f"next: fill in {args.folder}/{module.split(':')[0]}, then `cd {args.folder} && "
           f"pytest -q` or `schedcheck grade {args.folder}/{module}`")
     return EXIT_OK
@@ -63,16 +64,23 @@ def cmd_grade(args: argparse.Namespace) -> int:
 def add_commands(sub: Any) -> None:
     """Add ``practice`` and ``grade`` to the ``schedcheck`` subparsers ``sub``."""
     practice = sub.add_parser(
-        "practice", help="write a skeleton, its tests and a guide for one interview question")
-    practice.add_argument("system", choices=("scheduler", "wheel"))
-    practice.add_argument("folder", metavar="DIR")
+        "practice", help="write a skeleton, its tests and a guide for one interview question",
+        description="Write into DIR a skeleton answer for SYSTEM, its pytest tests and a "
+                    "GUIDE.md; fill in the skeleton, then `schedcheck grade` it.")
+    practice.add_argument("system", choices=systems.names(), help="which interview question")
+    practice.add_argument("folder", metavar="DIR",
+                          help="folder to write into (created; existing files are never "
+                               "overwritten)")
     practice.set_defaults(run=cmd_practice)
 
     grade = sub.add_parser(
         "grade", help="grade an answer item by item against the interview text",
-        description="TARGET is path/to/file.py:Class or module:Class")
-    grade.add_argument("target", metavar="TARGET")
-    grade.add_argument("--system", choices=("scheduler", "wheel"),
+        description="Grade an answer item by item against the interview text's list of what "
+                    "is tested. TARGET is path/to/file.py:Class or module:Class.",
+        epilog="exit status: 0 every graded item held, 1 an item failed, 2 the target or "
+               "the arguments are unusable")
+    grade.add_argument("target", metavar="TARGET", help="the answer's class")
+    grade.add_argument("--system", choices=systems.names(),
                        help="default: guessed from the class's methods")
     grade.add_argument("--seed-shaped", action="store_true",
                        help="the class uses the interview text's own names and signatures "

@@ -4,7 +4,8 @@ inline SVG, no scripts, no network) that shows a newcomer what the toolkit prove
 1. the verdict and what ran (and what was not available or skipped);
 2. one report card per suite run (verdict per clause, steps that exercised it, notes such as
    the scaling ratio);
-3. the z3 lemmas (name, system, kind, what it says, status, bound, seconds);
+3. the z3 lemmas (name, statement, bound, verdict, seconds; a counterexample as a small
+   table of z3's values or calls, the model's replay folded below it);
 4. the zoo's kill matrix;
 5. for two or three killed zoo entries (different systems and clauses preferred), the
    plain-words steps and the counterexample pictures inline; and the counterexample of any
@@ -52,6 +53,8 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .v-not-supported { color: #9a6700; } .v-not-exercised { color: #888; }
 .v-unknown { color: #8250df; }
 tr.broken td { background: #fff0f0; }
+table.witness { margin: 4px 0; font-size: 90%; }
+table.witness td, table.witness th { padding: 2px 8px; }
 pre { background: #f6f8fa; border: 1px solid #e1e1e1; padding: 10px; overflow-x: auto;
       font-size: 12px; }
 figure { margin: 12px 0 24px; background: white; border: 1px solid #e1e1e1; padding: 8px;
@@ -94,7 +97,46 @@ def card_html(result: RunResult) -> str:
             f"<th>steps</th></tr>{''.join(rows)}</table>{notes}")
 
 
+_ASSIGNMENT = re.compile(r"^\s*([A-Za-z_][\w\[\]]*)\s*=\s*(.+?)\s*$")
+_REPLAYED = "-- replayed in schedcheck.model --"
+
+
+def _witness_html(text: str) -> str:
+    """z3's counterexample as a small table -- ``name = value`` pairs as rows, a trace of
+    calls as (call, state after) rows -- and the model's replay in a ``<pre>`` below."""
+    found, _, replay = text.partition(_REPLAYED)
+    lines = [ln for ln in found.splitlines() if ln.strip()]
+    head = lines[0] if lines else ""
+    title = ""
+    if head.startswith("[") and "]" in head:  # "[N=2, 2 calls then ...] first call"
+        title, _, rest = head[1:].partition("]")
+        lines[0] = rest.strip()
+    entries: list[tuple[bool, str, str]] = []  # (an assignment?, left, right)
+    for line in lines:
+        code, _, comment = line.partition("#")
+        pairs = [_ASSIGNMENT.match(part) for part in code.split(", ")] if not comment else []
+        if pairs and all(pairs):
+            entries += [(True, m.group(1), m.group(2)) for m in pairs if m is not None]
+        else:
+            entries.append((False, code.strip(), comment.strip().removeprefix("->").strip()))
+    assignments = all(is_pair for is_pair, _, _ in entries)
+    rows = [(a, b) if assignments or not is_pair else (f"{a} = {b}", "")
+            for is_pair, a, b in entries]
+    heads = ("name", "value") if assignments else ("call", "state after")
+    body = "".join(f"<tr><td><code>{_e(a)}</code></td><td><code>{_e(b)}</code></td></tr>"
+                   for a, b in rows)
+    table = (f"<table class='witness'><tr><th>{heads[0]}</th><th>{heads[1]}</th></tr>"
+             f"{body}</table>")
+    caption = f"<br><small>{_e(title)}</small>" if title else ""
+    replayed = (f"<details><summary>replayed in the executable model</summary>"
+                f"<pre>{_e(replay.strip())}</pre></details>" if replay.strip() else "")
+    return caption + table + replayed
+
+
 def _lemmas_html(lemmas: list[Any]) -> str:
+    """One row per lemma: its statement, the bound it was checked within, the verdict and the
+    seconds; a counterexample (a refuted mutation, or a lemma that failed) as a small table
+    in a row of its own below."""
     from schedcheck.report.verify import lemma_ok
 
     rows = []
@@ -103,18 +145,25 @@ def _lemmas_html(lemmas: list[Any]) -> str:
         cls = "v-held" if lemma_ok(lem) else "v-broken"
         bound = getattr(lem, "bounded_n", None)
         why = getattr(lem, "why_bounded", "") or ""
+        kind = str(getattr(lem, "kind", ""))
         cx = getattr(lem, "counterexample", None)
+        if kind == "mutation":
+            shown_bound = "a witness" if bound is None else f"a witness with N = {bound} tasks"
+        else:
+            shown_bound = "every value" if bound is None else f"N &le; {bound} tasks"
         rows.append(
-            f"<tr><td><code>{_e(getattr(lem, 'name', '?'))}</code></td>"
-            f"<td>{_e(getattr(lem, 'system', ''))}</td><td>{_e(getattr(lem, 'kind', ''))}</td>"
-            f"<td>{_e(getattr(lem, 'says', ''))}"
-            + (f"<br><small>counterexample: {_e(cx)}</small>" if cx else "")
+            f"<tr><td><code>{_e(getattr(lem, 'name', '?'))}</code><br>"
+            f"<small>{_e(getattr(lem, 'system', ''))} {_e(kind)}</small></td>"
+            f"<td>{_e(getattr(lem, 'says', ''))}</td>"
+            f"<td>{shown_bound}" + (f"<br><small>{_e(why)}</small>" if why else "")
             + f'</td><td class="{cls}">{_e(status)}</td>'
-            f"<td>{_e(f'n <= {bound}' if bound is not None else '')}"
-            + (f"<br><small>{_e(why)}</small>" if why else "")
-            + f'</td><td class="num">{float(getattr(lem, "seconds", 0.0) or 0.0):.2f}</td></tr>')
-    return ("<table><tr><th>lemma</th><th>system</th><th>kind</th><th>what it says</th>"
-            f"<th>status</th><th>bound</th><th>seconds</th></tr>{''.join(rows)}</table>")
+            f'<td class="num">{float(getattr(lem, "seconds", 0.0) or 0.0):.2f}</td></tr>')
+        if cx:
+            what = "the mistake, as z3 found it" if kind == "mutation" else "counterexample"
+            rows.append(f'<tr class="witness-row"><td></td><td colspan="4"><small>{what}'
+                        f"</small>{_witness_html(str(cx))}</td></tr>")
+    return ("<table><tr><th>lemma</th><th>statement</th><th>bound</th><th>verdict</th>"
+            f"<th>seconds</th></tr>{''.join(rows)}</table>")
 
 
 def _scenarios_html(scenarios: list[Any]) -> str:

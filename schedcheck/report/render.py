@@ -102,8 +102,13 @@ def lanes_dot(cx: Counterexample) -> graphviz.Digraph:
         "labelloc": "t", "fontname": "Helvetica", "newrank": "true"},
         node_attr={"shape": "box", "style": "rounded,filled", "fillcolor": "white",
                    "fontname": "Helvetica", "fontsize": "10"})
+    snap = cx.snapshot or {}
+    ops = sorted((op for op in snap.get("round") or [] if isinstance(op, Mapping)),
+                 key=lambda o: int(o.get("invoked") or 0))
+    threads = {str(op.get("lane")) for op in ops}
+    steps_shown = [s for s in cx.steps if not _in_round(s, threads)] if ops else cx.steps
     lanes: dict[str, list[Step]] = {}
-    for step in cx.steps:
+    for step in steps_shown:
         lanes.setdefault(step.thread or "caller", []).append(step)
     for lane, steps in lanes.items():
         with g.subgraph(name=f"cluster_{_node_id(lane)}") as sub:
@@ -112,7 +117,10 @@ def lanes_dot(cx: Counterexample) -> graphviz.Digraph:
                 sub.node(f"s{step.index}", **_step_node(step))
             for a, b in itertools.pairwise(steps):
                 sub.edge(f"s{a.index}", f"s{b.index}", weight="10")
-    snap = cx.snapshot or {}
+    if ops:
+        round_step = next((s for s in cx.steps if _in_round(s, threads)), None)
+        _round_lanes(g, ops, snap.get("switches") or [], round_step,
+                     before=steps_shown[-1] if steps_shown else None)
     if snap.get("not_linearizable"):
         longest = snap.get("longest_linearization") or []
         g.node("lin", shape="note", color=_RED, fontcolor=_RED, style="filled",
@@ -120,11 +128,84 @@ def lanes_dot(cx: Counterexample) -> graphviz.Digraph:
                    f"not linearizable: {snap['not_linearizable']}",
                    "longest linearization: " + (" ; ".join(map(str, longest)) or "(none)")))
     # The real order of events: consecutive steps that switch lanes.
-    for a, b in zip(cx.steps, cx.steps[1:]):
+    for a, b in itertools.pairwise(steps_shown):
         if (a.thread or "caller") != (b.thread or "caller"):
             g.edge(f"s{a.index}", f"s{b.index}", style="dashed", color="#999999",
                    constraint="true", arrowhead="open")
     return g
+
+
+def _in_round(step: Step, threads: set[str]) -> bool:
+    """A step the round's own lanes show: one of its threads' operations, or the round as a
+    whole (thread ``t0+t1``)."""
+    return bool(step.thread) and set(str(step.thread).split("+")) <= threads
+
+
+def _round_lanes(g: graphviz.Digraph, ops: list[Mapping[str, Any]],
+                 switches: list[Any], round_step: Step | None, before: Step | None) -> None:
+    """A concurrent round as a sequence diagram: one lane per thread, side by side; each
+    operation is its call (at the row of its invocation event) and its response (at the row
+    of its response event), so the interleaving reads top to bottom; orange dashed edges where
+    the baton switched threads, labelled with the switch point the controller recorded; the
+    verdict in red below."""
+    events: list[tuple[int, str, int]] = []  # (time, node, op index)
+    for i, op in enumerate(ops):
+        events.append((int(op.get("invoked") or 0), f"r{i}i", i))
+        if op.get("returned") is not None:
+            events.append((int(op["returned"]), f"r{i}o", i))
+    events.sort()
+    by_lane: dict[str, list[tuple[int, str, int]]] = {}
+    for ev in events:
+        by_lane.setdefault(str(ops[ev[2]].get("lane")), []).append(ev)
+    for lane, lane_events in by_lane.items():
+        with g.subgraph(name=f"cluster_round_{_node_id(lane)}") as sub:
+            sub.attr(label=_esc(f"thread {lane}"), style="rounded,filled", color="#4a78b5",
+                     fillcolor="#f3f7fc", fontname="Helvetica")
+            for time, node, i in lane_events:
+                op = ops[i]
+                if node.endswith("i"):
+                    label = _label(f"{op.get('call')}", f"called (event {time})")
+                else:
+                    label = _label(f"-> {op.get('response')}", f"returned (event {time})")
+                sub.node(node, label=label)
+            for (_, a, i), (_, b, j) in itertools.pairwise(lane_events):
+                running = i == j
+                sub.edge(a, b, weight="10", penwidth="3" if running else "1",
+                         color="#4a78b5" if running else "black",
+                         label="running" if running else "", fontsize="9")
+            if lane_events[-1][1].endswith("i"):
+                sub.node(f"r{lane_events[-1][2]}n", label="<no response>", color=_RED)
+                sub.edge(lane_events[-1][1], f"r{lane_events[-1][2]}n", style="dashed")
+    for k, (_, node, _) in enumerate(events):  # one row per event, across the lanes
+        g.node(f"row{k}", label="", style="invis", width="0", height="0")
+        if k:
+            g.edge(f"row{k - 1}", f"row{k}", style="invis")
+        with g.subgraph() as row:
+            row.attr(rank="same")
+            row.node(f"row{k}")
+            row.node(node)
+    points = [s for s in switches if isinstance(s, Mapping)]
+    for (_, a, i), (_, b, j) in itertools.pairwise(events):
+        lane_a, lane_b = ops[i].get("lane"), ops[j].get("lane")
+        if lane_a == lane_b:
+            continue
+        why = next((s for s in points if s.get("lane") == lane_a
+                    and s.get("chosen") == lane_b), None)
+        if why is not None:
+            points.remove(why)
+        label = "switch" if why is None else (
+            f"switch at {why.get('point')}" + (" (preempted)" if why.get("preemption") else ""))
+        g.edge(a, b, style="dashed", color="#e07b00", fontcolor="#e07b00", penwidth="2",
+               constraint="false", label=_esc(label, 40), fontsize="9")
+    if before is not None and events:
+        g.edge(f"s{before.index}", events[0][1], style="dashed", color="#999999",
+               arrowhead="open")
+    if round_step is not None and round_step.diverged and events:
+        first_line = round_step.words.splitlines()[0].rstrip(":") if round_step.words else ""
+        shown = Step(round_step.index, round_step.code, first_line or "the round",
+                     expected=round_step.expected, actual=round_step.actual, diverged=True)
+        g.node("verdict", **_step_node(shown))
+        g.edge(events[-1][1], "verdict", style="dotted", color=_RED)
 
 
 def _step_node(step: Step) -> dict[str, Any]:
@@ -158,7 +239,22 @@ def _state_name(fields: Mapping[str, Any]) -> str:
     return str(state).rsplit(".", 1)[-1].upper() if state is not None else "ABSENT"
 
 
-def tasks_dot(snapshot: Mapping[str, Any]) -> graphviz.Digraph | None:
+def _focus(tasks: list[Any], step: Step | None, snapshot: Mapping[str, Any]) -> set[Any]:
+    """The tasks the failing step is about: those its code, words or results name (for a
+    concurrent round, also its operations' calls and responses)."""
+    if step is None:
+        return set()
+    parts = [step.code, step.words, step.expected, step.actual]
+    for op in snapshot.get("round") or []:
+        if isinstance(op, Mapping):
+            parts += [str(op.get("call", "")), str(op.get("response", ""))]
+    text = " ".join(parts)
+    return {t for t in tasks if _shown(t) in text
+            or (not isinstance(t, str) and repr(t) in text)}
+
+
+def tasks_dot(snapshot: Mapping[str, Any],
+              step: Step | None = None) -> graphviz.Digraph | None:
     model = snapshot.get("model")
     impl = snapshot.get("impl")
     if not isinstance(model, Mapping) and not isinstance(impl, Mapping):
@@ -169,10 +265,16 @@ def tasks_dot(snapshot: Mapping[str, Any]) -> graphviz.Digraph | None:
     model_side, impl_side = sides["model"], sides["implementation"]
     differ = {t for t in tasks
               if _task_fields(model_side.get(t)) != _task_fields(impl_side.get(t))}
+    # Outline what the failing step is about; other differences (a consequence, or a field
+    # the clause does not look at) are not the bug and stay unmarked.
+    focus = _focus(tasks, step, snapshot)
+    marked = focus or differ
+    what = ("red outline: the task(s) the failing step names" if focus
+            else "red outline: model and implementation differ")
     g = graphviz.Digraph("tasks", graph_attr={
         "rankdir": "TB", "fontname": "Helvetica", "labelloc": "t",
         "label": _esc("task graph at the failing step (edge: dependency -> dependent); "
-                      "red outline: model and implementation differ", 140)},
+                      + what, 140)},
         node_attr={"shape": "box", "style": "rounded,filled", "fontname": "Helvetica",
                    "fontsize": "10"})
     for side, states in sides.items():
@@ -186,7 +288,7 @@ def tasks_dot(snapshot: Mapping[str, Any]) -> graphviz.Digraph | None:
                 if fields.get("cause"):
                     lines.append(f"cause {fields['cause']}")
                 attrs = {"fillcolor": STATE_COLOURS.get(state, "white")}
-                if task in differ:
+                if task in marked:
                     attrs.update(color=_RED, penwidth="3")
                 sub.node(f"{side}_{_node_id(task)}", label=_label(*lines), **attrs)
             for dep, task in edges:
@@ -404,8 +506,8 @@ def pictures(cx: Counterexample) -> dict[str, graphviz.Graph | graphviz.Digraph]
     """Name -> graph, in the order a reader should look at them."""
     snap = _with_divergence(cx)
     out: dict[str, graphviz.Graph | graphviz.Digraph] = {"lanes": lanes_dot(cx)}
-    builders = [("tasks", tasks_dot), ("ring", ring_dot), ("timeline", timeline_dot),
-                ("cycle", cycle_dot), ("deadlock", deadlock_dot)]
+    builders = [("tasks", lambda s: tasks_dot(s, cx.divergence)), ("ring", ring_dot),
+                ("timeline", timeline_dot), ("cycle", cycle_dot), ("deadlock", deadlock_dot)]
     if snap.get("wait_for"):  # a deadlock's "cycle" is the wait-for cycle, not a task cycle
         builders = [b for b in builders if b[0] != "cycle"]
     for name, build in builders:

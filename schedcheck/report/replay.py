@@ -15,7 +15,11 @@
   ``check`` reads the step's names, ``_raised`` and the adapt helpers), so an exception the
   model did not raise, or a different reply, fails "the same way": an AssertionError at the
   same step, whose message names the step, the model's result and the target's;
-* prints "did not reproduce" and exits 0 when every check passes (a fixed or flaky target).
+* prints "did not reproduce" and exits 0 when every check passes (a fixed or flaky target);
+* runs with a plain ``python`` outside the virtual environment schedcheck is installed in: when
+  ``import schedcheck`` fails it adds the folders schedcheck was installed in when the file
+  was written (:func:`install_paths`) and, if that is not enough, says in one line which
+  ``python`` to run it with.
 
 Thread switches are explicit comment lines (``# -- thread w1``), and the file ends with the
 ``schedcheck check ... --seed S`` command that found it.
@@ -24,6 +28,8 @@ Thread switches are explicit comment lines (``# -- thread w1``), and the file en
 from __future__ import annotations
 
 import ast
+import os
+import sys
 import textwrap
 
 from schedcheck.harness.result import Counterexample, Step
@@ -50,6 +56,23 @@ import importlib
 import importlib.util
 import os
 import sys
+
+#: where schedcheck was installed when this file was written: used when plain `python` does
+#: not find it (a virtual environment that is not active)
+SCHEDCHECK_PATHS = {paths!r}
+try:
+    import schedcheck  # noqa: F401
+except ModuleNotFoundError:
+    import site
+
+    for _where in SCHEDCHECK_PATHS:
+        site.addsitedir(_where)  # also runs the .pth files there (an editable install)
+    try:
+        import schedcheck  # noqa: F401
+    except ModuleNotFoundError:
+        raise SystemExit(
+            "replay.py needs schedcheck, which this python cannot import: run it with the "
+            "python schedcheck is installed in, e.g. {python} {filename}") from None
 
 from schedcheck.adapt import (  # noqa: F401  -- the checks below use these
     error_name,
@@ -114,6 +137,19 @@ factory = load_target()
 '''
 
 
+def install_paths() -> list[str]:
+    """The folders a plain ``python`` needs on its path to import this schedcheck: the
+    site-packages of the running interpreter (with its dependencies and, for an editable
+    install, the .pth that maps the package) and the folder that holds the package."""
+    import sysconfig
+
+    import schedcheck
+
+    paths = [sysconfig.get_paths()["purelib"],
+             os.path.dirname(os.path.dirname(os.path.abspath(schedcheck.__file__)))]
+    return list(dict.fromkeys(paths))
+
+
 def _bare_expression(code: str) -> bool:
     try:
         tree = ast.parse(code)
@@ -162,6 +198,8 @@ def replay_script(
         command=command or f"schedcheck check {cx.system} {target_spec}"
         + (f" --seed {cx.seed}" if cx.seed is not None else ""),
         cwd=cwd,
+        paths=install_paths(),
+        python=sys.executable,
     )
     preamble = [str(x) for x in (cx.snapshot or {}).get("preamble", []) or []]
     lines = [head, *preamble, cx.setup.strip() or "target = factory()", ""]

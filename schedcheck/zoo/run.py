@@ -117,9 +117,11 @@ def run_zoo(
     seed: int | None = None,
     status: Callable[[str], None] | None = None,
     shrink: bool = False,
+    each: Callable[[str], None] | None = None,
 ) -> list[KillRow]:
     """Run the selected mutants in catalogue order. ``only`` names unknown to the catalogue
-    raise ``KeyError`` with the known names."""
+    raise ``KeyError`` with the known names. ``status`` gets one line as the zoo starts,
+    ``each`` one line per mutant (``zoo 3/40: name (kind)``)."""
     mutants = all_mutants()
     if only is not None:
         wanted = list(only)
@@ -132,8 +134,10 @@ def run_zoo(
     if system is not None:
         mutants = [m for m in mutants if m.system == system]
     rows = []
+    if status is not None and mutants:
+        status(f"zoo: {len(mutants)} mutants, each against the check meant to catch it")
     for i, mutant in enumerate(mutants, 1):
-        if status is not None:
-            status(f"zoo {i}/{len(mutants)}: {mutant.name} ({mutant.kind})")
+        if each is not None:
+            each(f"zoo {i}/{len(mutants)}: {mutant.name} ({mutant.kind})")
         rows.append(run_mutant(mutant, examples=examples, seed=seed, shrink=shrink))
     return rows
