@@ -221,16 +221,14 @@ def cmd_zoo(args: argparse.Namespace) -> int:
         note = _log_note(logs, log_path, "mutants and model")
     if args.json:
         sys.stdout.write(json.dumps(zoo_json(rows), indent=2, default=repr) + "\n")
-        if note:
-            sys.stderr.write(f"note: {note}\n")
     else:
         console = Console(highlight=False)
         if console.is_terminal:
             console.print(kill_matrix_table(rows))
         else:
             sys.stdout.write(kill_matrix_text(rows) + "\n")
-        if note:
-            sys.stdout.write(f"note: {note}\n")
+    if note:  # on stderr: the kill matrix (or the JSON) stays the whole of stdout
+        sys.stderr.write(f"note: {note}\n")
     return EXIT_OK if all(r.killed for r in rows) else EXIT_FOUND
 
 

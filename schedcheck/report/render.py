@@ -28,7 +28,7 @@ import itertools
 import shutil
 import subprocess
 import zlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -506,8 +506,12 @@ def pictures(cx: Counterexample) -> dict[str, graphviz.Graph | graphviz.Digraph]
     """Name -> graph, in the order a reader should look at them."""
     snap = _with_divergence(cx)
     out: dict[str, graphviz.Graph | graphviz.Digraph] = {"lanes": lanes_dot(cx)}
-    builders = [("tasks", lambda s: tasks_dot(s, cx.divergence)), ("ring", ring_dot),
-                ("timeline", timeline_dot), ("cycle", cycle_dot), ("deadlock", deadlock_dot)]
+    def tasks(s: Mapping[str, Any]) -> graphviz.Digraph | None:
+        return tasks_dot(s, cx.divergence)
+
+    builders: list[tuple[str, Callable[[Mapping[str, Any]], Any]]] = [
+        ("tasks", tasks), ("ring", ring_dot), ("timeline", timeline_dot),
+        ("cycle", cycle_dot), ("deadlock", deadlock_dot)]
     if snap.get("wait_for"):  # a deadlock's "cycle" is the wait-for cycle, not a task cycle
         builders = [b for b in builders if b[0] != "cycle"]
     for name, build in builders:

@@ -47,7 +47,7 @@ def test_probe_construct_says_how_the_target_must_be_called_and_what_it_lacks() 
             pass
 
     why = pipeline.probe_construct("scheduler", Half)
-    assert why is not None and "without the required methods start, ready" in why
+    assert why is not None and "without the required methods start(), ready()" in why
 
 
 def test_tolerance_exists_only_where_the_registry_says_so() -> None:
