@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from schedcheck.concurrency import patching, primitives
-from schedcheck.concurrency.operations import SCHEDULER, WHEEL, SetupState
+from schedcheck.concurrency.operations import SCHEDULER, WHEEL, SetupState, table
 from schedcheck.concurrency.rounds import (
     Program,
     RoundOutcome,
@@ -65,32 +65,34 @@ def controlled(factory: Callable[..., Any], *args: Any, **options: Any) -> Any:
     return build(factory, args, options)
 
 
-def _model(system: str, args: Sequence[Any], options: dict[str, Any]) -> Any:
-    from schedcheck import model
-
-    if system == "scheduler":
-        return model.Scheduler(*args)
-    return model.TimingWheel(*args, **options)
-
-
 def run_case(factory: Callable[..., Any], case: Case, *, budget: int = 50_000) -> RoundOutcome:
     """Build target and model, run the setup on both, then the round; see ``rounds``."""
+    ops = table(case.system)
     target = build(factory, case.args, case.options)
-    model = _model(case.system, case.args, case.options)
-    if case.system == "scheduler":
-        for obj in (model, target):
-            try:
-                SCHEDULER.run_setup(obj, case.setup, SetupState())
-            except Exception as exc:
-                raise SchedcheckInternalError(f"setup {case.setup!r} raised {exc!r}") from exc
-        ids = list(model.task_ids())
-        if observe_scheduler(target, ids) != observe_scheduler(model, ids):
-            raise SetupDiverged(
-                f"the sequential setup already diverges: model {observe_scheduler(model, ids)!r},"
-                f" target {observe_scheduler(target, ids)!r} (the sequential suite reports this)"
-            )
-        return run_round("scheduler", target, SchedulerSpec(model), case.threads,
-                         case.schedule, names=case.names, budget=budget)
+    model = ops.model(*case.args, **case.options)
+    run: Callable[..., RoundOutcome] = ops.part("case")
+    return run(target, model, case, budget)
+
+
+@SCHEDULER.provides("case")
+def _scheduler_case(target: Any, model: Any, case: Case, budget: int) -> RoundOutcome:
+    for obj in (model, target):
+        try:
+            SCHEDULER.run_setup(obj, case.setup, SetupState())
+        except Exception as exc:
+            raise SchedcheckInternalError(f"setup {case.setup!r} raised {exc!r}") from exc
+    ids = list(model.task_ids())
+    if observe_scheduler(target, ids) != observe_scheduler(model, ids):
+        raise SetupDiverged(
+            f"the sequential setup already diverges: model {observe_scheduler(model, ids)!r},"
+            f" target {observe_scheduler(target, ids)!r} (the sequential suite reports this)"
+        )
+    return run_round("scheduler", target, SchedulerSpec(model), case.threads,
+                     case.schedule, names=case.names, budget=budget)
+
+
+@WHEEL.provides("case")
+def _wheel_case(target: Any, model: Any, case: Case, budget: int) -> RoundOutcome:
     on_target, on_model = SetupState(), SetupState()
     WHEEL.run_setup(target, case.setup, on_target)
     WHEEL.run_setup(model, case.setup, on_model)

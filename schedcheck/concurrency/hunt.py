@@ -78,6 +78,7 @@ SHAPES: dict[str, list[tuple[str, tuple[str, ...]]]] = {
 }
 
 
+@SCHEDULER.provides("cases")
 @st.composite
 def scheduler_cases(draw: st.DrawFn, max_threads: int = 3, max_ops: int = 3,
                     stage: str = "") -> Case:
@@ -105,6 +106,7 @@ def scheduler_cases(draw: st.DrawFn, max_threads: int = 3, max_ops: int = 3,
     return Case("scheduler", (mc,), {}, setup, threads, [f"t{i}" for i in range(lanes)])
 
 
+@WHEEL.provides("cases")
 @st.composite
 def wheel_cases(draw: st.DrawFn, max_threads: int = 3, max_ops: int = 3,
                 stage: str = "") -> Case:
@@ -172,7 +174,7 @@ class HuntResult:
 
 def to_counterexample(case: Case, outcome: RoundOutcome,
                       factory_expr: str = "factory") -> Counterexample:
-    clause = "S-LIN" if case.system == "scheduler" else "W-LIN"
+    clause = table(case.system).lin_clause
     steps: list[Step] = []
     for call in case.setup:
         steps.append(Step(len(steps), f"# setup: {call!r}", f"setup call {call!r}"))
@@ -227,8 +229,7 @@ def hunt(
     Then (``extra_stages``) one 2 x 3 stage per named stage of the system's operations table
     (the scheduler's "shutdown": lanes that may also call ``close()``).
     """
-    if system not in ("scheduler", "wheel"):
-        raise ValueError(f"unknown system {system!r}; expected 'scheduler' or 'wheel'")
+    table(system)  # ValueError naming the systems for an unknown one
     base = settings or hypothesis.settings()
     per_stage = base.max_examples
     result = HuntResult(system, 0)
@@ -266,8 +267,7 @@ def _hunt_stage(
     sweep_runs: int,
     stage: str = "",
 ) -> tuple[int, tuple[Case, RoundOutcome] | None]:
-    strategy = (scheduler_cases(max_threads, max_ops, stage) if system == "scheduler"
-                else wheel_cases(max_threads, max_ops, stage))
+    strategy = table(system).part("cases")(max_threads, max_ops, stage)
     failures: list[tuple[Case, RoundOutcome]] = []
     examples = 0
 

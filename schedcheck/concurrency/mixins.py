@@ -37,7 +37,7 @@ from hypothesis.stateful import precondition, rule
 from schedcheck.concurrency import patching
 from schedcheck.concurrency.cases import build as _build
 from schedcheck.concurrency.explore import explore
-from schedcheck.concurrency.operations import SCHEDULER, WHEEL, DrawContext
+from schedcheck.concurrency.operations import SCHEDULER, WHEEL, DrawContext, table
 from schedcheck.concurrency.rounds import (
     SchedulerSpec,
     WheelSpec,
@@ -93,26 +93,24 @@ __all__ = ["SchedulerRoundMixin", "WheelRoundMixin", "concurrency_bases", "descr
 
 
 def concurrency_bases(system: str, factory: Callable[..., Any]) -> tuple[type, ...]:
-    """The mixin(s) adding concurrent rounds to ``system``'s suite machine for ``factory``."""
-    if system == "scheduler":
-        return (SchedulerRoundMixin,)
-    if system == "wheel":
-        return (WheelRoundMixin,)
-    raise ValueError(f"unknown system {system!r}; expected 'scheduler' or 'wheel'")
+    """The mixin(s) adding concurrent rounds to ``system``'s suite machine for ``factory``
+    (ValueError naming the systems for an unknown one)."""
+    return (table(system).part("round mixin"),)
 
 
 def describe_bases(system: str, factory: Callable[..., Any]) -> str:
     """How the rounds reach the target's primitives, in one sentence for the report."""
     how = ("its lock_factory" if patching.patchable(factory)
            else "threading/queue patched while it is built")
-    if system == "wheel":
-        return ("wheel: concurrent rounds inside the suite (without an executor, exact mode); "
-                f"primitives through {how}")
-    return f"scheduler: concurrent rounds inside the suite; primitives through {how}"
+    mixin = table(system).part("round mixin")
+    return f"{system}: {mixin.where}; primitives through {how}"
 
 
+@SCHEDULER.provides("round mixin")
 class SchedulerRoundMixin:
     """Adds ``concurrent_round`` to ``scheduler_suite.SchedulerMachine`` (see module doc)."""
+
+    where: ClassVar[str] = "concurrent rounds inside the suite"
 
     _uncontrolled_factory: ClassVar[Callable[..., Any] | None] = None
 
@@ -222,8 +220,12 @@ class _Controlled:
         cls.factory = staticmethod(controlled)  # type: ignore[attr-defined]
 
 
+@WHEEL.provides("round mixin")
 class WheelRoundMixin(_Controlled):
     """Adds ``concurrent_round`` to ``wheel_suite.WheelMachine`` (see module doc)."""
+
+    where: ClassVar[str] = ("concurrent rounds inside the suite (without an executor, exact "
+                            "mode)")
 
     @precondition(lambda self: self.target is not None and self.executor is None
                   and not self.tolerance)

@@ -13,7 +13,8 @@ cases and their sequential setup (``cases``), the hunt's and the suites' strateg
 table below, plus whatever the target and the model need (the suite's ledger replay, for a
 wheel operation that changes the ledger).
 
-Nothing here imports Hypothesis, the model or the harness at import time.
+Nothing here imports Hypothesis, the model or the harness (but its clause table) at import
+time.
 """
 
 from __future__ import annotations
@@ -21,14 +22,16 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from schedcheck import adapt
+from schedcheck.harness import clauses as c
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
 
 Call = tuple[Any, ...]
+PartT = TypeVar("PartT")
 
 SKIP: Call = ("skip",)
 
@@ -152,10 +155,35 @@ class SetupState:
 
 @dataclass(frozen=True)
 class OpTable:
+    """One system's operations, and what else the concurrency package needs of the system:
+    its linearizability clause, its reference model, and the parts the package's modules
+    register for it (:meth:`provides`: the round mixin, the hunt's case strategy, the case
+    runner, the stress runner), so that none of them tests the system's name."""
+
     system: str
     ops: tuple[Op, ...]
+    lin_clause: str  #: the clause a non-linearizable history breaks
+    #: ``model(*args, **options)`` -> the reference model, built as the target is
+    model: Callable[..., Any]
     #: real-thread stress: the kinds a worker picks from (repeats weigh), in draw order
     stress_mix: tuple[str, ...] = ()
+    parts: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def provides(self, kind: str) -> Callable[[PartT], PartT]:
+        """A decorator: register the decorated class or function as this system's ``kind``."""
+        def register(part: PartT) -> PartT:
+            self.parts[kind] = part
+            return part
+
+        return register
+
+    def part(self, kind: str) -> Any:
+        """What was registered as ``kind`` (see :meth:`provides`)."""
+        try:
+            return self.parts[kind]
+        except KeyError:
+            raise ValueError(f"the {self.system} has no {kind!r} registered; known: "
+                             f"{', '.join(self.parts) or 'none'}") from None
 
     def __getitem__(self, name: str) -> Op:
         for op in self.ops:
@@ -320,7 +348,19 @@ def _not_in_rounds(*_args: Any) -> Any:
 
 # Draw order (and so Hypothesis's branch choice) is the table order: callbacks on claimed work
 # are what workers mostly do, so complete gets its own branch and cancel/fail share one.
-SCHEDULER = OpTable("scheduler", (
+def _scheduler_model(*args: Any, **_options: Any) -> Any:
+    from schedcheck import model
+
+    return model.Scheduler(*args)
+
+
+def _wheel_model(*args: Any, **options: Any) -> Any:
+    from schedcheck import model
+
+    return model.TimingWheel(*args, **options)
+
+
+SCHEDULER = OpTable("scheduler", lin_clause=c.S_LIN, model=_scheduler_model, ops=(
     Op("complete", "complete a claim", _sched_ref, *_complete, args=_sched_refs,
        stress=_stress_report("complete")),
     Op("ready", "claim READY tasks", lambda _l, _n, op: ("ready", op[1]), *_ready,
@@ -418,7 +458,7 @@ def _w_refs(ctx: DrawContext) -> tuple[SearchStrategy[Any], ...]:
 
 
 # ``advance`` is the tick lane's alone (drawn apart, never into a worker lane).
-WHEEL = OpTable("wheel", (
+WHEEL = OpTable("wheel", lin_clause=c.W_LIN, model=_wheel_model, ops=(
     Op("schedule", "schedule a timer", _w_schedule_resolve, _w_schedule_target,
        _w_schedule_model, normalise=lambda _l, _c, _raw: "handle", args=_w_offsets,
        makes_handle=True, setup=_w_schedule_setup,

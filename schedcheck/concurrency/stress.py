@@ -32,7 +32,7 @@ from typing import Any
 from schedcheck import adapt
 from schedcheck.concurrency.history import History
 from schedcheck.concurrency.linearizability import OK, UNKNOWN, check
-from schedcheck.concurrency.operations import SCHEDULER, SKIP, WHEEL
+from schedcheck.concurrency.operations import SCHEDULER, SKIP, WHEEL, table
 from schedcheck.concurrency.rounds import (
     SchedulerSpec,
     WheelRound,
@@ -90,7 +90,7 @@ class StressResult:
     def counterexample(self) -> Counterexample | None:
         if self.ok:
             return None
-        clause = "S-LIN" if self.system == "scheduler" else "W-LIN"
+        clause = table(self.system).lin_clause
         steps = [Step(0, "# real-thread stress round (not replayable: the OS chose the "
                          "interleaving)", "history of the violating round",
                       actual=self.history_text, diverged=True, clause=clause)]
@@ -135,8 +135,7 @@ def run_stress(
     switch interval for the run, so that the OS preempts inside the target far more often
     than the default 5 ms allows; it is restored afterwards.
     """
-    if system not in ("scheduler", "wheel"):
-        raise ValueError(f"unknown system {system!r}; expected 'scheduler' or 'wheel'")
+    table(system)  # ValueError naming the systems for an unknown one
     old_interval = sys.getswitchinterval()
     if switch_interval is not None:
         sys.setswitchinterval(switch_interval)
@@ -161,7 +160,7 @@ def _stress(
     rng = random.Random(seed)
     result = StressResult(system, threads, seed=seed)
     started = time.perf_counter()
-    runner = _SchedulerStress if system == "scheduler" else _WheelStress
+    runner = table(system).part("stress")
     state = runner(factory, threads, rng)
     while result.operations < operations and result.ok:
         if time.perf_counter() - started > deadline_seconds:
@@ -203,6 +202,7 @@ def _stress(
     return result
 
 
+@SCHEDULER.provides("stress")
 class _SchedulerStress:
     def __init__(self, factory: Callable[..., Any], threads: int, rng: random.Random) -> None:
         from schedcheck import model
@@ -317,6 +317,7 @@ class _Worker:
     deps: dict[Any, tuple[Any, ...]]
 
 
+@WHEEL.provides("stress")
 class _WheelStress:
     TICK = 2
     tick = TICK  #: ``operations.WheelWorker``

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from schedcheck import systems
 from schedcheck.practice.seed_map import SeedItem, SeedSection, load_seed_map
 
 __all__ = ["FAIL", "NOT_ATTEMPTED", "NOT_RUN", "PASS", "TALK", "Card", "Item", "ItemResult",
@@ -114,7 +115,7 @@ _MARK = {PASS: "ok  ", FAIL: "FAIL", NOT_ATTEMPTED: "--  ", NOT_RUN: "..  ", TAL
 
 
 def _sections(system: str) -> dict[str, tuple[str, str]]:
-    prefix = "S" if system == "scheduler" else "W"
+    prefix = systems.get(system).short
     out: dict[str, tuple[str, str]] = {}
     seed_items: list[SeedItem] = load_seed_map()
     for it in seed_items:

@@ -8,26 +8,39 @@ with ``seed_shaped=True`` written in the interview text's names, see
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from schedcheck import systems
 from schedcheck.practice.grading import Card, Item, grade_items
 from schedcheck.practice.shapes import seed_shaped_scheduler, seed_shaped_wheel
 
 __all__ = ["SYSTEMS", "grade", "guess_system", "item_ids", "items_for"]
 
-SYSTEMS = ("scheduler", "wheel")
+SYSTEMS = systems.names()
+
+
+def _scheduler_items() -> tuple[Item, ...]:
+    from schedcheck.practice.scheduler_items import ITEMS
+
+    return ITEMS
+
+
+def _wheel_items() -> tuple[Item, ...]:
+    from schedcheck.practice.wheel_items import ITEMS
+
+    return ITEMS
+
+
+#: Each system's graded items (loaded on first use) and its seed-shaped adapter.
+_ITEMS: dict[str, Callable[[], tuple[Item, ...]]] = {"scheduler": _scheduler_items,
+                                                     "wheel": _wheel_items}
+_SEED_SHAPED: dict[str, Callable[[Any], Any]] = {"scheduler": seed_shaped_scheduler,
+                                                 "wheel": seed_shaped_wheel}
 
 
 def items_for(system: str) -> tuple[Item, ...]:
-    if system == "scheduler":
-        from schedcheck.practice.scheduler_items import ITEMS as SCHED
-
-        return SCHED
-    if system == "wheel":
-        from schedcheck.practice.wheel_items import ITEMS as WHEEL
-
-        return WHEEL
-    raise ValueError(f"unknown system {system!r}; expected one of {', '.join(SYSTEMS)}")
+    return _ITEMS[systems.get(system).name]()
 
 
 def item_ids() -> set[str]:
@@ -49,7 +62,7 @@ def grade(system: str, cls: Any, *, seed_shaped: bool = False, cost: bool = True
     """Grade ``cls`` item by item; every item runs whatever the others found."""
     items = items_for(system)
     if seed_shaped:
-        factory = seed_shaped_scheduler(cls) if system == "scheduler" else seed_shaped_wheel(cls)
+        factory = _SEED_SHAPED[system](cls)
     else:
         factory = cls
     return grade_items(items, factory, system=system, name=name or getattr(cls, "__name__", "?"),

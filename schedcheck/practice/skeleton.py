@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from schedcheck import systems
+
 __all__ = ["write_practice"]
 
 _SCHEDULER = '''"""Your dependency-aware task scheduler. Fill in every method; run `pytest` here, or
@@ -168,16 +170,18 @@ _GUIDE = '''# Practising the {system} question
 '''
 
 
+#: The skeleton answer of each system (``schedcheck.systems`` names them).
+_SKELETONS = {"scheduler": _SCHEDULER, "wheel": _WHEEL}
+
+
 def write_practice(system: str, folder: str | Path) -> list[Path]:
     """Write the three files for ``system`` into ``folder`` (created if missing); returns
     their paths. Raises ``FileExistsError`` naming a file that is already there."""
-    if system not in ("scheduler", "wheel"):
-        raise ValueError(f"unknown system {system!r}; expected 'scheduler' or 'wheel'")
+    entry = systems.get(system)  # ValueError naming the systems for an unknown one
     out = Path(folder)
-    module, cls = ("scheduler", "Scheduler") if system == "scheduler" else ("wheel", "TimingWheel")
-    prefix, seed = ("S", "scheduler") if system == "scheduler" else ("W", "wheel")
+    module, cls, prefix, seed = entry.name, entry.answer_class, entry.short, entry.name
     files = {
-        out / f"{module}.py": _SCHEDULER if system == "scheduler" else _WHEEL,
+        out / f"{module}.py": _SKELETONS[entry.name],
         out / f"test_{module}.py": _TEST.format(system=system, module=module, cls=cls),
         out / "GUIDE.md": _GUIDE.format(system=system, module=module, cls=cls, prefix=prefix,
                                         seed=seed),
