@@ -323,6 +323,8 @@ def positive_int(text: str) -> int:
     return value
 
 
+_EXIT_STATUS = ("exit status: 0 every property held, 1 a counterexample was found, "
+                "2 the target or the arguments are unusable")
 _SEED_HELP = ("fix the random search: the same seed replays the same examples "
               "(default: %s)")
 
@@ -330,8 +332,7 @@ _SEED_HELP = ("fix the random search: the same seed replays the same examples "
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="schedcheck", description=(
         "Check a dependency-aware scheduler or a timing wheel against the schedcheck contract."),
-        epilog="exit status: 0 every property held, 1 a counterexample was found, "
-               "2 the target or the arguments are unusable")
+        epilog=_EXIT_STATUS)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser,
                                 metavar="COMMAND")
 
@@ -341,8 +342,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "lockstep, every reply compared), then the scaling clause and, with "
                     "--threads, the concurrent rounds. TARGET is module:attr (importable from "
                     "the current directory) or path/to/file.py:attr.",
-        epilog="exit status: 0 every property held, 1 a counterexample was found, "
-               "2 the target or the arguments are unusable")
+        epilog=_EXIT_STATUS)
     check.add_argument("system", choices=systems.names(), help="which contract to check")
     check.add_argument("target", metavar="TARGET",
                        help="module:attr or path/to/file.py:attr, called as the system's "
