@@ -236,7 +236,8 @@ def counterexample_html(result: RunResult, heading: str, target: str) -> str:
     cx = result.counterexample
     if cx is None:
         return ""
-    parts = [f"<h3>{heading}</h3>",
+    anchor = re.sub(r"[^A-Za-z0-9]+", "-", target.removeprefix("zoo:")).strip("-")
+    parts = [f'<h3 id="{_e(anchor)}">{heading}</h3>',
              f"<pre>{_e(steps_text(cx, target=target))}</pre>"]
     for name, g in pictures(cx).items():
         svg = render_svg(g)
