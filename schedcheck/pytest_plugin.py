@@ -21,6 +21,7 @@ Without these options the plugin adds nothing and imports nothing beyond this mo
 
 from __future__ import annotations
 
+import sys
 import types
 from pathlib import Path
 from typing import Any
@@ -65,6 +66,10 @@ def pytest_configure(config: pytest.Config) -> None:
             load_database_profile(db, replay_only=replay_only)
         except ValueError as exc:
             raise pytest.UsageError(str(exc)) from exc
+    if "hypofuzz" in sys.modules:  # a campaign's worker (schedcheck fuzz, hypothesis fuzz)
+        from schedcheck.fuzz import hypofuzz_compat
+
+        hypofuzz_compat()
     if _targets(config) and config.args_source != pytest.Config.ArgsSource.ARGS:
         config.args = []  # only the suites: not the tests of the current directory
 

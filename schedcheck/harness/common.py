@@ -45,6 +45,7 @@ implementations and for a stranger's.
 from __future__ import annotations
 
 import time
+import unittest
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar
 
@@ -466,6 +467,8 @@ def run_suite(
             ) from exc
         cx.hypothesis_program = _notes(exc)
         _settle(result, cx)
+    except unittest.SkipTest:  # no example to run (only the database's, and it has none)
+        raise
     except hypothesis_errors.HypothesisException as exc:
         raise contract.SchedcheckInternalError(
             f"Hypothesis could not run the {result.system} suite: {type(exc).__name__}: {exc}"
