@@ -136,20 +136,17 @@ class Campaign:
                 *(["--schedcheck-tolerance"] if self.tolerance else [])]
 
 
-def replay(campaign: Campaign, folder: str, *, quiet: bool = False) -> int:
-    """The suite on the saved examples only: FOUND (its report under ``out/folder``),
-    NOTHING (none saved, or none fails any more) or UNUSABLE. Prints pytest's report unless
-    ``quiet``."""
-    base = campaign.out / folder
+def replay(campaign: Campaign, folder: str) -> tuple[int, str]:
+    """The suite on the saved examples only: (FOUND, NOTHING -- none saved, or none fails any
+    more -- or UNUSABLE; pytest's report). A counterexample's files go under
+    ``out/folder``; the report is also kept in ``out/folder.log``."""
     run = subprocess.run(
         [sys.executable, "-m", "pytest", *campaign.pytest_args(), "--schedcheck-replay-only",
-         "-q", "--hypothesis-show-statistics", f"--basetemp={base}"],
+         "-q", "--hypothesis-show-statistics", f"--basetemp={campaign.out / folder}"],
         capture_output=True, text=True, check=False)
-    campaign.out.mkdir(parents=True, exist_ok=True)
-    (campaign.out / f"{folder}.log").write_text(run.stdout + run.stderr, encoding="utf-8")
-    if not quiet or run.returncode not in (FOUND, NOTHING):
-        sys.stdout.write(run.stdout + run.stderr)
-    return run.returncode if run.returncode in (FOUND, NOTHING) else UNUSABLE
+    text = run.stdout + run.stderr
+    (campaign.out / f"{folder}.log").write_text(text, encoding="utf-8")
+    return (run.returncode if run.returncode in (FOUND, NOTHING) else UNUSABLE), text
 
 
 def _stop(procs: Sequence[subprocess.Popen[bytes]]) -> None:
@@ -170,13 +167,15 @@ def run_campaign(campaign: Campaign, *, say: Callable[[str], None] = print) -> i
     say(f"campaign: {campaign.system} {campaign.target}, database {campaign.database}, "
         f"{campaign.workers} {campaign.engine} worker(s), budget "
         + (f"{campaign.budget:g} s" if campaign.budget is not None else "until a failure"))
-    first = replay(campaign, "before", quiet=True)
+    first, text = replay(campaign, "report")
     if first == FOUND:
         say("the database already holds a failure of this target (found by another worker or "
             "machine): replayed first; no search needed")
-        return replay(campaign, "report")
+        sys.stdout.write(text)
+        return FOUND
     if first == UNUSABLE:
-        say(f"the replay could not run; see {campaign.out / 'before.log'}")
+        sys.stdout.write(text)
+        say(f"the replay could not run (its report: {campaign.out / 'report.log'})")
         return UNUSABLE
     procs: list[subprocess.Popen[bytes]] = []
     started = time.monotonic()
@@ -211,7 +210,9 @@ def run_campaign(campaign: Campaign, *, say: Callable[[str], None] = print) -> i
         say(f"a worker stopped with status {codes}; see {campaign.out}/worker-*.log")
     else:
         say(f"no failure found in {seconds:.0f} s")
-    return replay(campaign, "report")
+    status, text = replay(campaign, "report")
+    sys.stdout.write(text)
+    return status
 
 
 # ---------------------------------------------------------------------------------------------
