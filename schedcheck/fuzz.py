@@ -101,9 +101,9 @@ def load_database_profile(where: str | None, *, replay_only: bool = False) -> No
         changes["database"] = open_database(where)
     if replay_only:
         keep = (hypothesis.Phase.explicit, hypothesis.Phase.reuse, hypothesis.Phase.shrink)
-        changes["phases"] = [p for p in hypothesis.settings.default.phases if p in keep]
+        changes["phases"] = [p for p in hypothesis.settings().phases if p in keep]
     hypothesis.settings.register_profile("schedcheck-campaign",
-                                         parent=hypothesis.settings.default, **changes)
+                                         parent=hypothesis.settings(), **changes)
     hypothesis.settings.load_profile("schedcheck-campaign")
 
 
@@ -262,7 +262,12 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     campaign = Campaign(system=args.system, target=args.target, database=database,
                         workers=args.workers, budget=args.budget, tolerance=args.tolerance,
                         engine=engine, out=Path(args.out))
-    return run_campaign(campaign, say=lambda line: sys.stderr.write(f"{line}\n"))
+
+    def say(line: str) -> None:
+        sys.stderr.write(f"{line}\n")
+        sys.stderr.flush()
+
+    return run_campaign(campaign, say=say)
 
 
 def add_command(sub: Any) -> None:

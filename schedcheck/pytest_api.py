@@ -78,7 +78,7 @@ def suite_settings(explicit: Any = None) -> Any:
     from schedcheck.harness.common import suite_settings as profile_settings
 
     counts = profile_settings()
-    default = hypothesis.settings.default
+    default = hypothesis.settings()  # the loaded profile
     suppressed = {*default.suppress_health_check, *counts.suppress_health_check}
     return hypothesis.settings(default, max_examples=counts.max_examples,
                                stateful_step_count=counts.stateful_step_count,
@@ -134,7 +134,7 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str
         chosen = self.settings
         try:
             run_suite(fresh, result, chosen, keep_database=True)
-        except unittest.SkipTest as exc:
+        except unittest.SkipTest:
             if Phase.generate in chosen.phases:
                 raise
             pytest.skip(f"nothing to replay: the example database holds no example of the "
