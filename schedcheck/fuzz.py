@@ -325,12 +325,13 @@ def _hypofuzz_worker(pytest_args: list[str]) -> int:
     takes a worker that has not reported within a minute for one with nothing to do). Exits
     FOUND once a failure is found and its shrunk form is in the database."""
     from hypofuzz import detection
-    from hypofuzz.collection import collect_tests
     from hypofuzz.hypofuzz import FuzzWorker
+
+    from schedcheck.pytest_plugin import suite_node_ids
 
     detection._in_hypofuzz_run = True
     hypofuzz_compat()
-    nodeids = [t.nodeid for t in collect_tests(pytest_args).fuzz_targets]
+    nodeids = suite_node_ids(pytest_args)  # the worker collects them itself
     if not nodeids:
         return UNUSABLE
     state: dict[str, Any] = {

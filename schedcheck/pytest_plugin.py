@@ -50,9 +50,30 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="run only the examples saved in the database (no new ones)")
 
 
+MODULE = "schedcheck-targets"  #: the in-memory module's name, the start of every node id
+
+
 def _targets(config: pytest.Config) -> list[tuple[str, str]]:
     return [(system, spec) for system, dest in OPTIONS.items()
             for spec in config.getoption(dest) or ()]
+
+
+def class_names(systems: list[str]) -> list[str]:
+    """The class name of each target's suite, in order: TestScheduler, TestScheduler2 ..."""
+    counts: dict[str, int] = {}
+    names = []
+    for system in systems:
+        counts[system] = counts.get(system, 0) + 1
+        names.append(f"Test{system.capitalize()}" + (str(counts[system])
+                                                     if counts[system] > 1 else ""))
+    return names
+
+
+def suite_node_ids(args: list[str]) -> list[str]:
+    """The node ids of the suites' Hypothesis tests that pytest ``args`` collect."""
+    systems = [a.removeprefix("--schedcheck-") for a in args
+               if a in ("--schedcheck-scheduler", "--schedcheck-wheel")]
+    return [f"{MODULE}::{name}::test_behaves_like_the_model" for name in class_names(systems)]
 
 
 @pytest.hookimpl(trylast=True)  # after Hypothesis's plugin has loaded --hypothesis-profile
@@ -66,7 +87,8 @@ def pytest_configure(config: pytest.Config) -> None:
             load_database_profile(db, replay_only=replay_only)
         except ValueError as exc:
             raise pytest.UsageError(str(exc)) from exc
-    if "hypofuzz" in sys.modules:  # a campaign's worker (schedcheck fuzz, hypothesis fuzz)
+    detection = sys.modules.get("hypofuzz.detection")
+    if getattr(detection, "_in_hypofuzz_run", False):  # `hypothesis fuzz` collecting
         from schedcheck.fuzz import hypofuzz_compat
 
         hypofuzz_compat()
@@ -94,8 +116,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
     module = types.ModuleType("schedcheck_targets", "the suites of --schedcheck-* targets")
     tolerance = bool(config.getoption("schedcheck_tolerance"))
-    counts: dict[str, int] = {}
-    for system, spec in targets:
+    labels = class_names([system for system, _ in targets])
+    for (system, spec), label in zip(targets, labels):
         try:
             target = load_target(spec)
         except TargetError as exc:
@@ -104,11 +126,9 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             suite = pytest_api.wheel_suite(target.factory, tolerance=tolerance, name=spec)
         else:
             suite = pytest_api.scheduler_suite(target.factory, name=spec)
-        counts[system] = counts.get(system, 0) + 1
-        label = f"Test{system.capitalize()}" + (str(counts[system]) if counts[system] > 1 else "")
         suite.__name__ = suite.__qualname__ = label
         suite.__doc__ = f"schedcheck's {system} suite against {spec}"
         setattr(module, label, suite)
-    node = _Suites.from_parent(session, path=Path(config.rootpath) / "schedcheck-targets")
+    node = _Suites.from_parent(session, path=Path(config.rootpath) / MODULE)
     node.suites = module
     items[:0] = [item for item in session.genitems(node)]

@@ -14,6 +14,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -56,6 +57,8 @@ def redis_url(tmp_path: Path) -> Iterator[str]:
             if "Ready to accept connections" in line or not line:
                 break
         assert proc.poll() is None, "redis-server did not start"
+        # keep reading its log, so that a full pipe never blocks the server
+        threading.Thread(target=proc.stdout.read, daemon=True).start()
         yield f"redis://127.0.0.1:{port}/0"
     finally:
         proc.terminate()
