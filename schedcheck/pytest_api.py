@@ -143,9 +143,9 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str
             out = request.getfixturevalue("tmp_path_factory").mktemp(f"schedcheck-{system}")
             _fail_with(result, out, name)
 
-    # what Hypothesis's pytest plugin and HypoFuzz look for on a state-machine test
-    test_behaves_like_the_model.is_hypothesis_test = True  # type: ignore[attr-defined]
-    test_behaves_like_the_model._hypothesis_state_machine_class = machine  # type: ignore[attr-defined]
+    if machine is not None:  # what Hypothesis's pytest plugin and HypoFuzz look for
+        test_behaves_like_the_model.is_hypothesis_test = True  # type: ignore[attr-defined]
+        test_behaves_like_the_model._hypothesis_state_machine_class = machine  # type: ignore[attr-defined]
 
     def test_cost_grows_linearly(self: Any) -> None:
         from schedcheck import systems
