@@ -47,11 +47,13 @@ __all__ = [
     "ENGINES",
     "Campaign",
     "add_command",
+    "class_names",
     "default_engine",
     "hypofuzz_compat",
     "load_database_profile",
     "open_database",
     "run_campaign",
+    "suite_node_ids",
     "worker_main",
 ]
 
@@ -61,6 +63,8 @@ DEFAULT_DB = ".hypothesis/examples"
 #: exit statuses of a pytest run and of a worker
 FOUND, NOTHING, UNUSABLE = 1, 0, 2
 POLL_SECONDS = 0.25
+#: the in-memory module of the pytest plugin's suites: the start of every node id
+MODULE = "schedcheck-targets"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -309,6 +313,24 @@ def add_command(sub: Any) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
+def class_names(systems: list[str]) -> list[str]:
+    """The class name of each target's suite, in order: TestScheduler, TestScheduler2 ..."""
+    counts: dict[str, int] = {}
+    names = []
+    for system in systems:
+        counts[system] = counts.get(system, 0) + 1
+        names.append(f"Test{system.capitalize()}" + (str(counts[system])
+                                                     if counts[system] > 1 else ""))
+    return names
+
+
+def suite_node_ids(args: list[str]) -> list[str]:
+    """The node ids of the suites' Hypothesis tests that pytest ``args`` collect."""
+    systems = [a.removeprefix("--schedcheck-") for a in args
+               if a in ("--schedcheck-scheduler", "--schedcheck-wheel")]
+    return [f"{MODULE}::{name}::test_behaves_like_the_model" for name in class_names(systems)]
+
+
 def hypofuzz_compat() -> None:
     """Let HypoFuzz 25.11 run on a Hypothesis that no longer has the explain phase's
     ``slice_comments`` on a finished test case (HypoFuzz copies them onto the replay of a
@@ -326,8 +348,6 @@ def _hypofuzz_worker(pytest_args: list[str]) -> int:
     FOUND once a failure is found and its shrunk form is in the database."""
     from hypofuzz import detection
     from hypofuzz.hypofuzz import FuzzWorker
-
-    from schedcheck.pytest_plugin import suite_node_ids
 
     detection._in_hypofuzz_run = True
     hypofuzz_compat()

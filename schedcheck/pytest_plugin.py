@@ -50,30 +50,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="run only the examples saved in the database (no new ones)")
 
 
-MODULE = "schedcheck-targets"  #: the in-memory module's name, the start of every node id
-
-
 def _targets(config: pytest.Config) -> list[tuple[str, str]]:
     return [(system, spec) for system, dest in OPTIONS.items()
             for spec in config.getoption(dest) or ()]
-
-
-def class_names(systems: list[str]) -> list[str]:
-    """The class name of each target's suite, in order: TestScheduler, TestScheduler2 ..."""
-    counts: dict[str, int] = {}
-    names = []
-    for system in systems:
-        counts[system] = counts.get(system, 0) + 1
-        names.append(f"Test{system.capitalize()}" + (str(counts[system])
-                                                     if counts[system] > 1 else ""))
-    return names
-
-
-def suite_node_ids(args: list[str]) -> list[str]:
-    """The node ids of the suites' Hypothesis tests that pytest ``args`` collect."""
-    systems = [a.removeprefix("--schedcheck-") for a in args
-               if a in ("--schedcheck-scheduler", "--schedcheck-wheel")]
-    return [f"{MODULE}::{name}::test_behaves_like_the_model" for name in class_names(systems)]
 
 
 @pytest.hookimpl(trylast=True)  # after Hypothesis's plugin has loaded --hypothesis-profile
@@ -112,6 +91,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if not targets:
         return
     from schedcheck import pytest_api
+    from schedcheck.fuzz import MODULE, class_names
     from schedcheck.targets import TargetError, load_target
 
     module = types.ModuleType("schedcheck_targets", "the suites of --schedcheck-* targets")
