@@ -428,6 +428,9 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--json", action="store_true",
                         help="print report.json on stdout instead of the cards")
     verify.set_defaults(run=cmd_verify)
+    from schedcheck.fuzz import add_command as add_fuzz
+
+    add_fuzz(sub)  # fuzz: campaigns on many cores and machines (schedcheck.fuzz)
     from schedcheck.practice.commands import add_commands
 
     add_commands(sub)  # practice, grade

@@ -45,8 +45,9 @@ implementations and for a stranger's.
 from __future__ import annotations
 
 import time
+import unittest
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
 import hypothesis
 from hypothesis import errors as hypothesis_errors
@@ -408,37 +409,38 @@ def run_suite(
     progress: Progress | None = None,
     *,
     seed: int | None = None,
+    keep_database: bool = False,
 ) -> RunResult:
     """Run ``machine_class`` under ``settings``; fill and return ``result``.
 
     A counterexample never raises: it lands in ``result.counterexample`` (the final, shrunk
     run's trace, with Hypothesis's printed program) and its clause is marked broken. A bug in
     the harness or the model raises ``SchedcheckInternalError``. The example database is not
-    used (runs are reproducible from the seed alone); ``seed`` fixes Hypothesis's randomness.
+    used (runs are reproducible from the seed alone) unless ``keep_database`` (the pytest API:
+    ``settings.database`` replays earlier failures first and stores new ones, under the
+    machine's key); ``seed`` fixes Hypothesis's randomness.
     """
     ctx = RunContext(result, progress)
+    # A subclass with the same name, module and qualified name: Hypothesis's database key of a
+    # state machine is a digest of those (and of ``_hypothesis_internal_add_digest``), so the
+    # bound class keeps the key of ``machine_class``.
     bound = type(
         machine_class.__name__,
         (machine_class,),
         {"_ctx": ctx, "__module__": machine_class.__module__,
          "__qualname__": machine_class.__qualname__},
     )
-
-    def factory() -> SuiteMachine:
-        machine: SuiteMachine = bound()
-        return machine
-
     if seed is not None:
-        factory._hypothesis_internal_use_seed = seed  # type: ignore[attr-defined]
+        bound._hypothesis_internal_use_seed = seed  # type: ignore[attr-defined]
         result.seed = seed
-    run_settings = hypothesis.settings(
-        settings, database=None, report_multiple_bugs=False
-    )
+    run_settings = hypothesis.settings(settings, report_multiple_bugs=False)
+    if not keep_database:
+        run_settings = hypothesis.settings(run_settings, database=None)
     started = time.perf_counter()
     try:
         # ``factory`` builds the machine (Hypothesis calls it); its annotation asks for the class
         with guard.guarded():
-            run_state_machine_as_test(cast(Any, factory), settings=run_settings)
+            run_state_machine_as_test(bound, settings=run_settings)
     except contract.SchedcheckInternalError:
         raise
     except hypothesis_errors.FlakyFailure as exc:
@@ -465,6 +467,8 @@ def run_suite(
             ) from exc
         cx.hypothesis_program = _notes(exc)
         _settle(result, cx)
+    except unittest.SkipTest:  # no example to run (only the database's, and it has none)
+        raise
     except hypothesis_errors.HypothesisException as exc:
         raise contract.SchedcheckInternalError(
             f"Hypothesis could not run the {result.system} suite: {type(exc).__name__}: {exc}"

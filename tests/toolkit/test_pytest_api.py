@@ -2,11 +2,14 @@
 
 A test module outside the repository binds a broken scheduler and a correct wheel; pytest (in
 a subprocess, as a user would run it) fails the first with the plain-words steps and the path
-of the pictures, and passes the second.
+of the pictures, and passes the second. A two-line test file runs with Hypothesis's own
+example database: the second run replays the saved failure first (Hypothesis's statistics say
+in which phase it failed). The plugin's ``--schedcheck-scheduler`` needs no test file at all.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -58,3 +61,77 @@ def test_pytest_fails_the_broken_class_with_steps_and_pictures(tmp_path: Path) -
     path = Path(folder.group(1))
     assert (path / "replay.py").exists() and (path / "lanes.dot").exists()
     assert (path / "report.json").exists()
+
+
+# fails on every example (its first submit), so the phase that finds it is the first one run
+OFF_BY_ONE = '''\
+from schedcheck.impl import Scheduler
+
+
+class OffByOne(Scheduler):
+    def submit(self, *args, **kwargs):
+        return super().submit(*args, **kwargs) + 1
+'''
+
+TWO_LINES = "from buggy import OffByOne; from schedcheck import scheduler_suite\n" \
+            "TestMine = scheduler_suite(OffByOne)\n"
+
+
+def _pytest(folder: Path, *args: str) -> str:
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+         "--hypothesis-show-statistics", f"--basetemp={folder / 'base'}", *args],
+        cwd=folder, capture_output=True, text=True, timeout=300,
+        env={k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")},
+    )
+    out = run.stdout + run.stderr
+    assert run.returncode == 1, out
+    return out
+
+
+def _phases(out: str) -> dict[str, str]:
+    """Hypothesis's statistics: phase -> its 'N passing, N failing' line."""
+    found = re.findall(r"during (\w+) phase .*\n.*\n\s*- (\d+ passing, \d+ failing)", out)
+    return dict(found)
+
+
+def test_a_two_line_file_keeps_hypothesis_database_and_replays_the_failure_first(
+        tmp_path: Path) -> None:
+    (tmp_path / "buggy.py").write_text(OFF_BY_ONE)
+    (tmp_path / "test_mine.py").write_text(TWO_LINES)
+    first = _pytest(tmp_path, "-k", "behaves_like_the_model", "test_mine.py")
+    assert "FAILED test_mine.py::TestMine::test_behaves_like_the_model" in first
+    assert _phases(first).get("generate") == "0 passing, 1 failing", first
+    assert "reuse" not in _phases(first)  # the database was empty
+    examples = tmp_path / ".hypothesis" / "examples"
+    assert examples.is_dir() and any(examples.iterdir())  # Hypothesis's default database
+    folder = re.search(r"replay, pictures and report\.json: (\S+)", first)
+    assert folder is not None and (Path(folder.group(1)) / "replay.py").exists()
+
+    second = _pytest(tmp_path, "-k", "behaves_like_the_model", "test_mine.py")
+    # the saved failure is the first example run, and no new one is generated
+    assert _phases(second) == {"reuse": "0 passing, 1 failing"}, second
+    assert "<== first divergence" in second
+
+
+def test_the_plugin_checks_a_target_without_a_test_file(tmp_path: Path) -> None:
+    (tmp_path / "buggy.py").write_text(OFF_BY_ONE)
+    (tmp_path / "test_other.py").write_text("def test_other():\n    assert False\n")
+    db = tmp_path / "db"
+    out = _pytest(tmp_path, "--schedcheck-scheduler", "buggy.py:OffByOne",
+                  "--schedcheck-db", str(db), "-k", "behaves_like_the_model")
+    assert "FAILED schedcheck-targets::TestScheduler::test_behaves_like_the_model" in out
+    assert "1 failed, 1 deselected" in out and "test_other" not in out  # only the suites
+    assert db.is_dir() and any(db.iterdir())
+    assert _phases(out).get("generate") == "0 passing, 1 failing", out
+
+
+def test_the_plugin_adds_nothing_without_its_options(tmp_path: Path) -> None:
+    (tmp_path / "test_other.py").write_text("def test_other():\n    pass\n")
+    probe = ("import sys, pytest; import schedcheck.pytest_plugin; "
+             "sys.exit(pytest.main(['-q', '--co', '-p', 'no:cacheprovider']) or "
+             "any(m in sys.modules for m in ('schedcheck.harness.common', 'schedcheck.fuzz')))")
+    run = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "test_other.py::test_other" in run.stdout and "schedcheck-targets" not in run.stdout

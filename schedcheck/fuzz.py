@@ -1,0 +1,403 @@
+"""Campaigns: a suite searched for a long time, by many processes and machines, sharing what
+they find through Hypothesis's example database.
+
+::
+
+    schedcheck fuzz scheduler mine.py:Scheduler --workers 2 --budget 3600
+    schedcheck fuzz wheel timers:Wheel --redis redis://cache.internal:6379/0 --workers 8
+
+A campaign (:func:`run_campaign`) has three parts:
+
+1. **replay first**: the suite runs only the examples already saved for this target (pytest with
+   ``--schedcheck-replay-only``). A failure that another worker or machine found is reported
+   at once, and the campaign stops there;
+2. **the search**: ``workers`` processes (:func:`worker_main`, ``python -m schedcheck.fuzz``)
+   search until one finds a failure or the budget runs out. The engine ``hypofuzz`` runs
+   HypoFuzz's coverage-guided worker on the suite's state-machine test; ``hypothesis`` runs the
+   suite over and over with Hypothesis's own generator (profile ``thorough`` unless
+   ``SCHEDCHECK_PROFILE`` says otherwise). Both save failures in the shared database under the
+   key the pytest API uses (``schedcheck.pytest_api.database_key``), so a plain
+   ``pytest --schedcheck-scheduler TARGET --schedcheck-db DB`` replays them too;
+3. **the report**: the replay again, now writing steps, ``replay.py``, pictures and
+   ``report.json`` (under ``OUT/report``) for what was found.
+
+The database is a directory (``DirectoryBasedExampleDatabase``; default
+``.hypothesis/examples``, Hypothesis's own, so plain ``pytest`` in the same folder replays what
+a campaign found) or, for many machines, a Redis server (``hypothesis.extra.redis``). The logs
+of the workers go to ``OUT/worker-N.log``. Exit status: 0 nothing found, 1 a counterexample
+(its report written), 2 the target, the arguments or the database are unusable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "ENGINES",
+    "Campaign",
+    "add_command",
+    "class_names",
+    "default_engine",
+    "hypofuzz_compat",
+    "load_database_profile",
+    "open_database",
+    "run_campaign",
+    "suite_node_ids",
+    "worker_main",
+]
+
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+ENGINES = ("hypofuzz", "hypothesis")
+DEFAULT_DB = ".hypothesis/examples"
+#: exit statuses of a pytest run and of a worker
+FOUND, NOTHING, UNUSABLE = 1, 0, 2
+POLL_SECONDS = 0.25
+#: the in-memory module of the pytest plugin's suites: the start of every node id
+MODULE = "schedcheck-targets"
+
+
+# ---------------------------------------------------------------------------------------------
+# The database
+# ---------------------------------------------------------------------------------------------
+
+
+def open_database(where: str) -> Any:
+    """Hypothesis's own database for ``where``: a ``RedisExampleDatabase`` for a Redis URL
+    (``redis://HOST:PORT/N``), else a ``DirectoryBasedExampleDatabase`` at that path.
+    ValueError (saying what to do) when Redis is not installed or does not answer."""
+    from hypothesis.database import DirectoryBasedExampleDatabase
+
+    if not where.startswith(REDIS_SCHEMES):
+        return DirectoryBasedExampleDatabase(where)
+    try:
+        import redis
+        from hypothesis.extra.redis import RedisExampleDatabase
+    except ImportError as exc:
+        raise ValueError(f"a Redis database ({where}) needs the redis client: "
+                         "pip install 'schedcheck[fuzz]'") from exc
+    client = redis.Redis.from_url(where)
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        raise ValueError(f"the Redis server at {where} does not answer ({exc}); start it, or "
+                         "give a directory instead") from exc
+    return RedisExampleDatabase(client)
+
+
+def load_database_profile(where: str | None, *, replay_only: bool = False) -> None:
+    """Load a Hypothesis profile over the current one with the database at ``where`` and, with
+    ``replay_only``, no generation of new examples (only the saved ones, then shrinking)."""
+    import hypothesis
+
+    changes: dict[str, Any] = {}
+    if where:
+        changes["database"] = open_database(where)
+    if replay_only:
+        keep = (hypothesis.Phase.explicit, hypothesis.Phase.reuse, hypothesis.Phase.shrink)
+        changes["phases"] = [p for p in hypothesis.settings().phases if p in keep]
+    hypothesis.settings.register_profile("schedcheck-campaign",
+                                         parent=hypothesis.settings(), **changes)
+    hypothesis.settings.load_profile("schedcheck-campaign")
+
+
+# ---------------------------------------------------------------------------------------------
+# The campaign
+# ---------------------------------------------------------------------------------------------
+
+
+def default_engine() -> str:
+    """``hypofuzz`` when it is installed (``pip install 'schedcheck[fuzz]'``), else
+    ``hypothesis``."""
+    return "hypofuzz" if importlib.util.find_spec("hypofuzz") else "hypothesis"
+
+
+@dataclass(frozen=True)
+class Campaign:
+    system: str  #: "scheduler" or "wheel"
+    target: str  #: as given: module:attr or path/to/file.py:attr
+    database: str = DEFAULT_DB  #: a directory, or a redis:// URL
+    workers: int = 1
+    budget: float | None = None  #: seconds of search; None: until a failure is found
+    tolerance: bool = False
+    engine: str = "hypofuzz"
+    out: Path = Path("schedcheck-fuzz")
+
+    def pytest_args(self) -> list[str]:
+        """What every pytest run of the campaign is given (workers, replays)."""
+        return ["-p", "no:cacheprovider", f"--schedcheck-{self.system}", self.target,
+                "--schedcheck-db", self.database, "-k", "test_behaves_like_the_model",
+                *(["--schedcheck-tolerance"] if self.tolerance else [])]
+
+
+def replay(campaign: Campaign, folder: str) -> tuple[int, str]:
+    """The suite on the saved examples only: (FOUND, NOTHING -- none saved, or none fails any
+    more -- or UNUSABLE; pytest's report). A counterexample's files go under
+    ``out/folder``; the report is also kept in ``out/folder.log``."""
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", *campaign.pytest_args(), "--schedcheck-replay-only",
+         "-q", "--hypothesis-show-statistics", f"--basetemp={campaign.out / folder}"],
+        capture_output=True, text=True, check=False)
+    text = run.stdout + run.stderr
+    (campaign.out / f"{folder}.log").write_text(text, encoding="utf-8")
+    return (run.returncode if run.returncode in (FOUND, NOTHING) else UNUSABLE), text
+
+
+def _stop(procs: Sequence[subprocess.Popen[bytes]]) -> None:
+    for proc in procs:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+    for proc in procs:
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def run_campaign(campaign: Campaign, *, say: Callable[[str], None] = print) -> int:
+    """Replay first, search, report (see the module docstring); the exit status."""
+    campaign.out.mkdir(parents=True, exist_ok=True)
+    say(f"campaign: {campaign.system} {campaign.target}, database {campaign.database}, "
+        f"{campaign.workers} {campaign.engine} worker(s), budget "
+        + (f"{campaign.budget:g} s" if campaign.budget is not None else "until a failure"))
+    first, text = replay(campaign, "report")
+    if first == FOUND:
+        say("the database already holds a failure of this target (found by another worker or "
+            "machine): replayed first; no search needed")
+        sys.stdout.write(text)
+        return FOUND
+    if first == UNUSABLE:
+        sys.stdout.write(text)
+        say(f"the replay could not run (its report: {campaign.out / 'report.log'})")
+        return UNUSABLE
+    procs: list[subprocess.Popen[bytes]] = []
+    started = time.monotonic()
+    found = False
+    try:
+        for n in range(campaign.workers):
+            log = open(campaign.out / f"worker-{n}.log", "wb")  # noqa: SIM115 (kept by Popen)
+            procs.append(subprocess.Popen(
+                [sys.executable, "-m", "schedcheck.fuzz", campaign.engine, "--",
+                 *campaign.pytest_args()],
+                stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
+            log.close()
+        while True:
+            codes = [p.poll() for p in procs]
+            if FOUND in codes:
+                found = True
+                break
+            if all(c is not None for c in codes):
+                break
+            if campaign.budget is not None and time.monotonic() - started > campaign.budget:
+                break
+            time.sleep(POLL_SECONDS)
+    except KeyboardInterrupt:
+        say("interrupted: stopping the workers, then the report of what was saved")
+    finally:
+        _stop(procs)
+    codes = [p.returncode for p in procs]
+    seconds = time.monotonic() - started
+    if found:
+        say(f"a worker found a failure after {seconds:.0f} s; its report:")
+    elif any(c not in (FOUND, NOTHING, -signal.SIGTERM, -signal.SIGKILL) for c in codes):
+        say(f"a worker stopped with status {codes}; see {campaign.out}/worker-*.log")
+    else:
+        say(f"no failure found in {seconds:.0f} s")
+    status, text = replay(campaign, "report")
+    sys.stdout.write(text)
+    return status
+
+
+# ---------------------------------------------------------------------------------------------
+# schedcheck fuzz
+# ---------------------------------------------------------------------------------------------
+
+
+def _positive(kind: Callable[[str], Any]) -> Callable[[str], Any]:
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"{text!r}: give a number above 0")
+        return value
+
+    return parse
+
+
+def cmd_fuzz(args: argparse.Namespace) -> int:
+    from schedcheck import pipeline
+    from schedcheck.targets import TargetError, load_target
+
+    def unusable(message: str) -> int:
+        sys.stderr.write(f"schedcheck: {message}\n")
+        return UNUSABLE
+
+    if args.tolerance and args.system != "wheel":
+        return unusable("--tolerance applies to wheels only")
+    try:
+        target = load_target(args.target)
+    except TargetError as exc:
+        return unusable(str(exc))
+    why = pipeline.probe_construct(args.system, target.factory)
+    if why is not None:
+        return unusable(f"target {args.target!r} is unusable: {why}")
+    database = args.redis or args.db
+    try:
+        open_database(database)
+    except ValueError as exc:
+        return unusable(str(exc))
+    engine = args.engine or default_engine()
+    if engine == "hypofuzz" and importlib.util.find_spec("hypofuzz") is None:
+        return unusable("the hypofuzz engine is not installed: pip install 'schedcheck[fuzz]', "
+                        "or choose --engine hypothesis")
+    campaign = Campaign(system=args.system, target=args.target, database=database,
+                        workers=args.workers, budget=args.budget, tolerance=args.tolerance,
+                        engine=engine, out=Path(args.out))
+
+    def say(line: str) -> None:
+        sys.stderr.write(f"{line}\n")
+        sys.stderr.flush()
+
+    return run_campaign(campaign, say=say)
+
+
+def add_command(sub: Any) -> None:
+    """Add ``fuzz`` to the ``schedcheck`` subparsers ``sub``."""
+    fuzz = sub.add_parser(
+        "fuzz", help="a long search of one target by many processes, sharing an example "
+                     "database (a directory, or Redis for many machines)",
+        description="Replays what the database already holds for TARGET, then searches with "
+                    "WORKERS processes until one finds a counterexample or the budget runs "
+                    "out, then writes the report of what was found. TARGET is module:attr or "
+                    "path/to/file.py:attr.",
+        epilog="exit status: 0 nothing found, 1 a counterexample (report under --out), "
+               "2 the target, the arguments or the database are unusable")
+    fuzz.add_argument("system", choices=("scheduler", "wheel"))
+    fuzz.add_argument("target", metavar="TARGET")
+    fuzz.add_argument("--workers", type=_positive(int), default=1, metavar="N",
+                      help="search processes on this machine (default: 1)")
+    fuzz.add_argument("--db", default=DEFAULT_DB, metavar="DIR",
+                      help=f"the example database, a directory (default: {DEFAULT_DB}, "
+                           "Hypothesis's own, which plain pytest here replays)")
+    fuzz.add_argument("--redis", metavar="URL",
+                      help="share the database between machines: redis://HOST:PORT/N "
+                           "(replaces --db)")
+    fuzz.add_argument("--budget", type=_positive(float), metavar="SECONDS",
+                      help="stop searching after this long (default: at the first failure)")
+    fuzz.add_argument("--engine", choices=ENGINES,
+                      help="hypofuzz (coverage-guided; the default when installed) or "
+                           "hypothesis (the suite run again and again)")
+    fuzz.add_argument("--tolerance", action="store_true",
+                      help="wheels: check only never early/twice/after cancel/lost")
+    fuzz.add_argument("--out", default="schedcheck-fuzz", metavar="DIR",
+                      help="folder for the workers' logs and the report "
+                           "(default: ./schedcheck-fuzz)")
+    fuzz.set_defaults(run=cmd_fuzz)
+
+
+# ---------------------------------------------------------------------------------------------
+# A worker: python -m schedcheck.fuzz ENGINE -- PYTEST_ARGS
+# ---------------------------------------------------------------------------------------------
+
+
+def class_names(systems: list[str]) -> list[str]:
+    """The class name of each target's suite, in order: TestScheduler, TestScheduler2 ..."""
+    counts: dict[str, int] = {}
+    names = []
+    for system in systems:
+        counts[system] = counts.get(system, 0) + 1
+        names.append(f"Test{system.capitalize()}" + (str(counts[system])
+                                                     if counts[system] > 1 else ""))
+    return names
+
+
+def suite_node_ids(args: list[str]) -> list[str]:
+    """The node ids of the suites' Hypothesis tests that pytest ``args`` collect."""
+    systems = [a.removeprefix("--schedcheck-") for a in args
+               if a in ("--schedcheck-scheduler", "--schedcheck-wheel")]
+    return [f"{MODULE}::{name}::test_behaves_like_the_model" for name in class_names(systems)]
+
+
+def hypofuzz_compat() -> None:
+    """Let HypoFuzz 25.11 run on a Hypothesis that no longer has the explain phase's
+    ``slice_comments`` on a finished test case (HypoFuzz copies them onto the replay of a
+    shrunk failure, and without them its worker dies before saving the failure). Adds the
+    attribute, empty, to Hypothesis's ``ConjectureResult`` when it is missing."""
+    from hypothesis.internal.conjecture.data import ConjectureResult
+
+    if not hasattr(ConjectureResult, "slice_comments"):
+        ConjectureResult.slice_comments = {}  # type: ignore[attr-defined]
+
+
+def _hypofuzz_worker(pytest_args: list[str]) -> int:
+    """HypoFuzz's worker on the collected suite tests, in this process, without its hub (which
+    takes a worker that has not reported within a minute for one with nothing to do). Exits
+    FOUND once a failure is found and its shrunk form is in the database."""
+    from hypofuzz import detection
+    from hypofuzz.hypofuzz import FuzzWorker
+
+    detection._in_hypofuzz_run = True
+    hypofuzz_compat()
+    nodeids = suite_node_ids(pytest_args)  # the worker collects them itself
+    if not nodeids:
+        return UNUSABLE
+    state: dict[str, Any] = {
+        "hub_state": {"nodeids": nodeids},
+        "worker_state": {"nodeids": {}, "current_lifetime": 0.0, "expected_lifetime": 0.0,
+                         "valid_nodeids": []},
+    }
+    worker = FuzzWorker(pytest_args=pytest_args, shared_state=state)
+
+    def watch() -> None:
+        while True:
+            time.sleep(POLL_SECONDS)
+            for target in list(worker.targets.values()):
+                # fetch() waits for HypoFuzz's background writes
+                if target.has_found_failure and list(
+                        target.database._db.fetch(target.database_key)):
+                    sys.stdout.write(f"failure found and saved: {target.nodeid}\n")
+                    sys.stdout.flush()
+                    os._exit(FOUND)
+
+    threading.Thread(target=watch, daemon=True).start()
+    worker.start()  # runs until the process exits
+    return NOTHING
+
+
+def _hypothesis_worker(pytest_args: list[str]) -> int:
+    """The suite under pytest again and again (each run replays the database first, then
+    generates new examples), until one fails."""
+    env = {**os.environ, "SCHEDCHECK_PROFILE": os.environ.get("SCHEDCHECK_PROFILE", "thorough")}
+    while True:
+        code = subprocess.run([sys.executable, "-m", "pytest", *pytest_args], env=env,
+                              check=False).returncode
+        if code != NOTHING:
+            return FOUND if code == FOUND else UNUSABLE
+
+
+def worker_main(argv: Sequence[str]) -> int:
+    """``python -m schedcheck.fuzz ENGINE -- PYTEST_ARGS``: one worker of a campaign."""
+    args = list(argv)
+    if len(args) < 2 or args[0] not in ENGINES or args[1] != "--":
+        sys.stderr.write(f"usage: python -m schedcheck.fuzz {{{','.join(ENGINES)}}} -- "
+                         "PYTEST_ARGS\n")
+        return UNUSABLE
+    run = _hypofuzz_worker if args[0] == "hypofuzz" else _hypothesis_worker
+    return run(args[2:])
+
+
+if __name__ == "__main__":
+    sys.exit(worker_main(sys.argv[1:]))
