@@ -285,8 +285,9 @@ def add_command(sub: Any) -> None:
                     "path/to/file.py:attr.",
         epilog="exit status: 0 nothing found, 1 a counterexample (report under --out), "
                "2 the target, the arguments or the database are unusable")
-    fuzz.add_argument("system", choices=("scheduler", "wheel"))
-    fuzz.add_argument("target", metavar="TARGET")
+    fuzz.add_argument("system", choices=("scheduler", "wheel"), help="which contract to check")
+    fuzz.add_argument("target", metavar="TARGET",
+                      help="module:attribute or path/to/file.py:attribute")
     fuzz.add_argument("--workers", type=_positive(int), default=1, metavar="N",
                       help="search processes on this machine (default: 1)")
     fuzz.add_argument("--db", default=DEFAULT_DB, metavar="DIR",
