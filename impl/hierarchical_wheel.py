@@ -47,15 +47,19 @@ class HierarchicalTimingWheel(_WheelBase):
     """``HierarchicalTimingWheel(tick, wheel_size, *, start=0, max_catchup_ticks=None,
     max_pending=None, executor=None, lock_factory=threading.Lock)``."""
 
+    _keeps_rounds = False  # levels instead of rounds
+
     def _init_buckets(self) -> None:
-        self._base = max(2, self._wheel_size)
+        self._base = self._size0 = max(2, self._wheel_size)
         self._levels: list[_BucketArray] = [_BucketArray(self._base, self._live)]
+        self._level0 = self._levels[0]
         self._spans: list[int] = [1]  #: _spans[l] == B ** l
 
-    def _detect_overrides(self) -> None:
-        #: the default level rule and re-check are inlined unless a subclass replaces them
-        self._plain_place = not self._overrides(HierarchicalTimingWheel, "_level_for", "_place")
+    def _detect_overrides(self) -> bool:
+        #: the default re-check is inlined unless a subclass replaces it
         self._plain_live = not self._overrides(HierarchicalTimingWheel, "_still_live")
+        self._plain_place = not self._overrides(HierarchicalTimingWheel, "_level_for", "_place")
+        return not self._plain_place or self._overrides(HierarchicalTimingWheel, "_insert")
 
     def _level_for(self, delta: int) -> int:
         """The lowest level whose range ``B**(l+1)`` exceeds ``delta`` (adds levels on demand)."""
