@@ -51,7 +51,7 @@ class _Rec(list["_Rec"]):
     see records, never their contents; a record is never truth-tested for existence (its
     truth value is "has dependents"). ``dependents`` remains as an alias of the record."""
 
-    __slots__ = ("cause", "deps", "error", "fn", "gen", "odependents", "opt",
+    __slots__ = ("cause", "claim", "deps", "error", "fn", "gen", "odependents", "opt",
                  "optional_failed", "requested", "seq", "state", "t", "task_id", "waiting")
     __hash__ = object.__hash__  # type: ignore[assignment]
     __eq__ = object.__eq__
@@ -73,6 +73,11 @@ class _Rec(list["_Rec"]):
         self.waiting = 0  #: outstanding deps; exact while PENDING/READY, 0 iff READY
         self.odependents: dict[_Rec, None] | None = None  #: dependents by optional edges
         self.t = 0.0  #: clock when it became READY, then when it was claimed
+        #: what ready() hands out for the current generation, made with the generation (at
+        #: submit, among the long-lived records) rather than in the claim loop, where a
+        #: batch of named tuples -- which the cyclic collector never untracks -- would live
+        #: long enough to be promoted and set off full collections; None for a ghost
+        self.claim: tuple[Any, int, Callable[..., Any] | None] | None = None
 
     @property
     def dependents(self) -> list[_Rec]:
