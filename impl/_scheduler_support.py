@@ -10,13 +10,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from schedcheck.contract import Cause, TaskState, require_hashable
+from schedcheck.contract import Cause, Claim, TaskState, require_hashable
 
 __all__ = ["SchedulerMetrics"]
 
 P, R, RUN = TaskState.PENDING, TaskState.READY, TaskState.RUNNING
 OK, BLK, CAN = TaskState.SUCCEEDED, TaskState.BLOCKED, TaskState.CANCELLED
 PR = (P, R)
+#: the claim of a record that has no generation yet (a ghost): never handed out
+_NO_CLAIM = Claim(None, 0, None)
 #: Extra stale heap entries tolerated beyond the live ones before compaction.
 _SLACK = 64
 
@@ -76,8 +78,8 @@ class _Rec(list["_Rec"]):
         #: what ready() hands out for the current generation, made with the generation (at
         #: submit, among the long-lived records) rather than in the claim loop, where a
         #: batch of named tuples -- which the cyclic collector never untracks -- would live
-        #: long enough to be promoted and set off full collections; None for a ghost
-        self.claim: tuple[Any, int, Callable[..., Any] | None] | None = None
+        #: long enough to be promoted and set off full collections; a ghost's is generation 0
+        self.claim: Claim = _NO_CLAIM
 
     @property
     def dependents(self) -> list[_Rec]:
