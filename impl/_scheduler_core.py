@@ -20,7 +20,6 @@ from schedcheck.contract import (
     DEAD,
     TERMINAL,
     Cause,
-    Claim,
     CycleError,
     TaskState,
     UnknownDependencyError,
@@ -37,7 +36,6 @@ OK, FAIL, BLK, CAN = (
 )
 PR = (P, R)
 _LOCK_FACTORY: Callable[[], Any] = threading.Lock
-_tuple_new = tuple.__new__  #: a Claim without NamedTuple.__new__'s Python frame
 
 
 class SchedulerCore:
@@ -246,7 +244,6 @@ class SchedulerCore:
                 fn: Callable[..., Any] | None) -> None:
         """Register the new edges; the new generation stays PENDING with its count."""
         rec.fn = fn
-        rec.claim = _tuple_new(Claim, (rec.task_id, rec.gen, fn))
         waiting = 0
         for dep_id in req:
             dep = self._link(dep_id, rec)

@@ -10,15 +10,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from schedcheck.contract import Cause, Claim, TaskState, require_hashable
+from schedcheck.contract import Cause, TaskState, require_hashable
 
 __all__ = ["SchedulerMetrics"]
 
 P, R, RUN = TaskState.PENDING, TaskState.READY, TaskState.RUNNING
 OK, BLK, CAN = TaskState.SUCCEEDED, TaskState.BLOCKED, TaskState.CANCELLED
 PR = (P, R)
-#: the claim of a record that has no generation yet (a ghost): never handed out
-_NO_CLAIM = Claim(None, 0, None)
 #: Extra stale heap entries tolerated beyond the live ones before compaction.
 _SLACK = 64
 
@@ -53,7 +51,7 @@ class _Rec(list["_Rec"]):
     see records, never their contents; a record is never truth-tested for existence (its
     truth value is "has dependents"). ``dependents`` remains as an alias of the record."""
 
-    __slots__ = ("cause", "claim", "deps", "error", "fn", "gen", "odependents", "opt",
+    __slots__ = ("cause", "deps", "error", "fn", "gen", "odependents", "opt",
                  "optional_failed", "requested", "seq", "state", "t", "task_id", "waiting")
     __hash__ = object.__hash__  # type: ignore[assignment]
     __eq__ = object.__eq__
@@ -75,11 +73,6 @@ class _Rec(list["_Rec"]):
         self.waiting = 0  #: outstanding deps; exact while PENDING/READY, 0 iff READY
         self.odependents: dict[_Rec, None] | None = None  #: dependents by optional edges
         self.t = 0.0  #: clock when it became READY, then when it was claimed
-        #: what ready() hands out for the current generation, made with the generation (at
-        #: submit, among the long-lived records) rather than in the claim loop, where a
-        #: batch of named tuples -- which the cyclic collector never untracks -- would live
-        #: long enough to be promoted and set off full collections; a ghost's is generation 0
-        self.claim: Claim = _NO_CLAIM
 
     @property
     def dependents(self) -> list[_Rec]:

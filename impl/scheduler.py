@@ -131,7 +131,6 @@ class Scheduler(SchedulerCore):
                     tasks[task_id] = rec
                     self._seq = seq = self._seq + 1
                     rec.gen, rec.seq, rec.fn = 1, seq, fn
-                    rec.claim = _tuple_new(Claim, (task_id, 1, fn))
                     waiting = unknown = 0
                     cause = None
                     ok = OK
@@ -251,7 +250,7 @@ class Scheduler(SchedulerCore):
             m = self._m
             wait_total, wait_max = m.ready_wait_total, m.ready_wait_max
             stale = 0
-            pop, qpop, append = heappop, queued.pop, out.append
+            pop, qpop, append, claim = heappop, queued.pop, out.append, Claim
             ready_state, run_state, t_start = R, RUN, self._t_start
             entries = len(heap)
             if n >= entries:  # every entry goes: one C sort, not a heappop (log V) per entry
@@ -272,7 +271,7 @@ class Scheduler(SchedulerCore):
                     wait_max = w
                 if rec.opt:
                     rec.optional_failed = tuple(d.task_id for d in rec.opt if d.state in DEAD)
-                append(rec.claim)
+                append(_tuple_new(claim, (rec.task_id, rec.gen, rec.fn)))
                 n -= 1
                 if not n:
                     break
