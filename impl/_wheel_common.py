@@ -52,6 +52,14 @@ detached), ``_window_end`` (rule 1's budget), ``_process`` (the subclass's tick 
 ``_dispatch`` (rule 3's executor hand-off). The default rule-2 and budget steps are also
 written inline on the hot paths; a subclass that overrides one of them is detected at
 construction (``_overrides``) and always goes through its override.
+
+``schedule`` is one Python frame on its default path (rule 2, the handle, the ``_live``
+entry and the append to a level-0 bucket, written out): both wheels keep their single-tick
+buckets in ``_level0`` (``_size0`` of them), the hashed wheel with the rounds, the
+hierarchical one only for timers less than a rotation away (the rest go through ``_insert``
+to a higher level). ``_new_timer`` is the same step through the overridable ones; a wheel
+whose class replaces ``_due_tick_for``, ``_new_timer``, ``_insert`` or the subclass's
+placement steps schedules through it.
 """
 
 from __future__ import annotations
