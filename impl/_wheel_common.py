@@ -92,7 +92,7 @@ PENDING, FIRED, CANCELLED = 0, 1, 2
 
 
 def ceil_div(a: int, b: int) -> int:
-    """``ceil(a / b)`` in integers (contract Part 2: ``-(-a // b)``)."""
+    """``ceil(a / b)`` in integers (specs/wheel.md section 1: ``-(-a // b)``)."""
     return -(-a // b)
 
 

@@ -1,4 +1,4 @@
-"""HierarchicalTimingWheel: Kafka/Linux-style levels that cascade (specs/wheel.md section 5).
+"""HierarchicalTimingWheel: Kafka/Linux-style levels that cascade (specs/wheel.md WI6, section 5).
 
 Data structure. Levels ``0, 1, 2, ...``, each ``B = max(2, wheel_size)`` buckets (a level of
 one bucket cannot subdivide anything, so ``wheel_size == 1`` uses two). Level ``l`` has slots
@@ -33,7 +33,6 @@ Departures from the model: none observable. Locking: as the hashed wheel (``_Whe
 
 from __future__ import annotations
 
-from array import array as seq_array
 from operator import attrgetter
 
 from schedcheck.impl._wheel_common import FIRED, Handle, _BucketArray, _WheelBase, ceil_div
@@ -73,17 +72,8 @@ class HierarchicalTimingWheel(_WheelBase):
 
     def _place(self, node: Handle, cursor: int) -> None:
         due = node._due
-        if self._plain_place and due - cursor < self._base:  # level 0, inlined (hot path)
-            seq = node._seq
-            self._live[seq] = node
-            array0 = self._levels[0]
-            index = due % self._base
-            bucket = array0.lists[index]
-            if bucket is None:
-                array0.lists[index] = seq_array("q", (seq,))
-                array0.occ[index] = 1
-            else:
-                bucket.append(seq)
+        if self._plain_place and due - cursor < self._base:  # level 0 (the cascades' hot path)
+            self._level0.append(due % self._base, node)
             return
         level = self._level_for(due - cursor)
         self._levels[level].append((due // self._spans[level]) % self._base, node)
