@@ -21,6 +21,7 @@ collector's full passes (which grow with the heap). Then the graph is scaled by
 time(scaled) / time(1x) is printed (target <= scale * 1.1). ``--quick`` uses N = 20,000.
 
 Times are CPU seconds (time.process_time) and wall seconds; on a shared machine compare CPU.
+Then tracemalloc's peak memory per task of graphlib and impl.Scheduler, over separate runs.
 Run: ``.venv/bin/python benchmarks/bench_scheduler.py [--n N] [--scale K] [--quick] [--seed S]
 [--repeat R]``
 """
@@ -35,6 +36,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 
+from _measure import peak_bytes
 from schedcheck.impl import Scheduler
 
 Graph = list[list[int]]  # deps[i]: the ids task i depends on
@@ -153,6 +155,15 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{'contender':<38}{'cpu s':>8}{'vs graphlib':>13}{'wall s':>9}{'vs graphlib':>13}")
     for name, (cpu, wall) in rows:
         print(f"{name:<38}{cpu:>8.3f}{cpu / cpu0:>12.2f}x{wall:>9.3f}{wall / wall0:>12.2f}x")
+
+    print("peak memory per task (tracemalloc, a separate untimed run; the graph itself, built "
+          "before, is not counted)")
+    memory = {name: peak_bytes(fn, deps, shuffled) / n
+              for name, fn in (("graphlib.TopologicalSorter", run_graphlib),
+                               ("impl.Scheduler", run_impl))}
+    for name, per_task in memory.items():
+        print(f"  {name:<36}{per_task:>6.0f} bytes  "
+              f"x{per_task / memory['graphlib.TopologicalSorter']:.2f} of graphlib")
 
     if args.scale > 1:
         big_deps, _ = random_dag(n * args.scale, 4 * n * args.scale, args.seed + 1)

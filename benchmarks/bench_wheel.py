@@ -28,7 +28,8 @@ that do not visit the parked bucket, the two wheels alternating rotation by rota
 Ratios are "baseline seconds / this structure's seconds" (> 1: faster than the baseline).
 The garbage collector is ON while timing, as in every real program, for every structure alike
 (each run starts from a ``gc.collect()``). ``--no-gc`` adds a column timed with the collector
-off, for comparison only. Absolute seconds are printed for context only.
+off, for comparison only. Times are CPU seconds of this process; absolute seconds are
+printed for context only.
 """
 
 from __future__ import annotations
@@ -40,10 +41,10 @@ import random
 import sched
 import sys
 import time
-import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
+from _measure import peak_bytes
 from schedcheck.impl import HashedTimingWheel, HierarchicalTimingWheel
 
 SPAN = 60_000
@@ -161,30 +162,18 @@ def workload(n: int, fraction: float, seed: int = 42) -> tuple[list[int], list[i
 
 
 def timed(fn: Callable[..., int], *args: Any, collector: bool = True) -> tuple[float, int]:
-    """Seconds of ``fn(*args)`` from a fresh ``gc.collect()``; the collector stays on unless
-    ``collector`` is False (the ``--no-gc`` column)."""
+    """CPU seconds of ``fn(*args)`` (``time.process_time``: other processes on a shared
+    machine inflate wall time, not ours) from a fresh ``gc.collect()``; the collector stays
+    on unless ``collector`` is False (the ``--no-gc`` column)."""
     gc.collect()
     if not collector:
         gc.disable()
     try:
-        start = time.perf_counter()
+        start = time.process_time()
         fired = fn(*args)
-        return time.perf_counter() - start, fired
+        return time.process_time() - start, fired
     finally:
         gc.enable()
-
-
-def peak_bytes(fn: Callable[..., int], *args: Any) -> int:
-    """tracemalloc's peak over ``fn(*args)``, above what was allocated before it started."""
-    gc.collect()
-    tracemalloc.start()
-    try:
-        base, _ = tracemalloc.get_traced_memory()
-        fn(*args)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    return peak - base
 
 
 def run_structure(make: Callable[[], Any], delays: list[int], cancels: list[int]) -> int:
@@ -210,24 +199,24 @@ def run_sched(delays: list[int], cancels: list[int]) -> tuple[float, int, str]:
         fired[0] += 1
 
     gc.collect()
-    start = time.perf_counter()
+    start = time.process_time()
     events = [s.enterabs(d, 0, cb) for d in delays]
-    t_schedule = time.perf_counter() - start
+    t_schedule = time.process_time() - start
     sample, rest = cancels[:200], cancels[200:]
-    start = time.perf_counter()
+    start = time.process_time()
     for i in sample:
         s.cancel(events[i])
-    t_cancel = (time.perf_counter() - start) / max(1, len(sample)) * len(cancels)
+    t_cancel = (time.process_time() - start) / max(1, len(sample)) * len(cancels)
     if rest:  # untimed: one O(n) rebuild instead of len(rest) O(n) cancels
         gone = {id(events[i]) for i in rest}
         queue = s._queue  # type: ignore[attr-defined]
         queue[:] = [e for e in queue if id(e) not in gone]
         heapq.heapify(queue)
-    start = time.perf_counter()
+    start = time.process_time()
     for now in range(1, SPAN + 1):
         clock[0] = now
         s.run(blocking=False)
-    t_run = time.perf_counter() - start
+    t_run = time.process_time() - start
     note = f" (cancel cost extrapolated from {len(sample)} cancels)" if rest else ""
     return t_schedule + t_cancel + t_run, fired[0], note
 

@@ -52,6 +52,14 @@ detached), ``_window_end`` (rule 1's budget), ``_process`` (the subclass's tick 
 ``_dispatch`` (rule 3's executor hand-off). The default rule-2 and budget steps are also
 written inline on the hot paths; a subclass that overrides one of them is detected at
 construction (``_overrides``) and always goes through its override.
+
+``schedule`` is one Python frame on its default path (rule 2, the handle, the ``_live``
+entry and the append to a level-0 bucket, written out): both wheels keep their single-tick
+buckets in ``_level0`` (``_size0`` of them), the hashed wheel with the rounds, the
+hierarchical one only for timers less than a rotation away (the rest go through ``_insert``
+to a higher level). ``_new_timer`` is the same step through the overridable ones; a wheel
+whose class replaces ``_due_tick_for``, ``_new_timer``, ``_insert`` or the subclass's
+placement steps schedules through it.
 """
 
 from __future__ import annotations
@@ -84,7 +92,7 @@ PENDING, FIRED, CANCELLED = 0, 1, 2
 
 
 def ceil_div(a: int, b: int) -> int:
-    """``ceil(a / b)`` in integers (contract Part 2: ``-(-a // b)``)."""
+    """``ceil(a / b)`` in integers (specs/wheel.md section 1: ``-(-a // b)``)."""
     return -(-a // b)
 
 
@@ -264,11 +272,12 @@ class _WheelBase:
         self._errors = 0  #: callback errors and rejected submissions (guarded by _errors_lock)
         self._errors_lock = threading.Lock()
         self._live: dict[int, Handle] = {}  #: seq -> handle of every linked timer
-        #: the default rule-2 step is inlined in _new_timer unless a subclass overrides it
-        self._plain_due = not self._overrides(_WheelBase, "_due_tick_for")
         self._custom_window = self._overrides(_WheelBase, "_window_end")
         self._init_buckets()
-        self._detect_overrides()
+        #: schedule's inlined path (the default rule-2 step and a level-0 insert) applies
+        #: unless a subclass replaces one of the steps it stands for
+        replaced = self._detect_overrides()
+        self._inline = not (replaced or self._overrides(_WheelBase, "_due_tick_for", "_new_timer"))
 
     def _overrides(self, base: type, *names: str) -> bool:
         """Whether this wheel's class replaces one of ``base``'s steps ``names``."""
@@ -277,11 +286,18 @@ class _WheelBase:
 
     # -- hooks for subclasses ----------------------------------------------------------------
 
+    #: whether level 0 keeps timers a rotation or more away (with rounds): the hashed wheel
+    _keeps_rounds = True
+    _level0: _BucketArray  #: the buckets of single ticks (set by ``_init_buckets``)
+    _size0: int  #: their number: a timer due at ``d`` goes to bucket ``d % _size0`` there
+
     def _init_buckets(self) -> None:
         raise NotImplementedError
 
-    def _detect_overrides(self) -> None:
-        """Note which of the subclass's default steps are inlined on its hot paths."""
+    def _detect_overrides(self) -> bool:
+        """Note which of the subclass's default steps are inlined on its hot paths; True if
+        one of the steps inlined in ``schedule`` is replaced."""
+        return False
 
     def _insert(self, node: Handle) -> None:  # lock held
         raise NotImplementedError
@@ -324,7 +340,40 @@ class _WheelBase:
         if not callable(callback):
             self._require_callable(callback)
         with self._lock:
-            return self._new_timer(deadline, callback)
+            if not self._inline:
+                return self._new_timer(deadline, callback)
+            # _new_timer with the default steps written out: the hot path, in one frame
+            if self._max_pending is not None and self._pending >= self._max_pending:
+                raise WheelFullError(self._pending, self._max_pending)  # rule 5
+            cursor = self._cursor
+            tick = self._tick
+            due = deadline if tick == 1 else -(-deadline // tick)  # tick 1: no new int
+            if due < cursor:
+                due = cursor  # rule 2
+            node = _new_handle(Handle)
+            node._owner = self
+            node._seq = seq = self._next_seq
+            node._deadline = deadline
+            node._callback = callback
+            node._due = due
+            node._state = PENDING
+            self._next_seq = seq + 1
+            self._pending += 1
+            size = self._size0
+            node._rounds = rounds = (due - cursor) // size
+            if rounds and not self._keeps_rounds:  # a higher level of the hierarchical wheel
+                self._insert(node)
+                return node
+            self._live[seq] = node  # _BucketArray.append on level 0
+            index = due % size
+            level0 = self._level0
+            bucket = level0.lists[index]
+            if bucket is None:
+                level0.lists[index] = array("q", (seq,))
+                level0.occ[index] = 1
+            else:
+                bucket.append(seq)
+            return node
 
     def schedule_after(self, delay: int, callback: Callback) -> Handle:
         require_int(delay, "delay")
@@ -340,26 +389,14 @@ class _WheelBase:
             )
 
     def _new_timer(self, deadline: int, callback: Callback) -> Handle:  # lock held
+        """A new timer through the overridable steps (``schedule`` inlines the defaults)."""
         if self._max_pending is not None and self._pending >= self._max_pending:
             raise WheelFullError(self._pending, self._max_pending)  # rule 5
-        if self._plain_due:  # _due_tick_for, inlined: this is the hot path
-            cursor = self._cursor
-            tick = self._tick
-            due = deadline if tick == 1 else -(-deadline // tick)  # tick 1: no new int
-            if due < cursor:
-                due = cursor
-        else:
-            due = self._due_tick_for(deadline)
-        node = _new_handle(Handle)  # Handle._create, inlined (_insert sets rounds and links)
-        node._owner = self
-        node._seq = self._next_seq
-        node._deadline = deadline
-        node._callback = callback
-        node._due = due
-        node._state = PENDING
+        node = Handle._create(self, self._next_seq, deadline, callback,
+                              self._due_tick_for(deadline))
         self._next_seq += 1
         self._pending += 1
-        self._insert(node)
+        self._insert(node)  # sets the rounds and links it
         return node
 
     def cancel(self, handle: Handle) -> bool:

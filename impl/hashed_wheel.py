@@ -42,8 +42,6 @@ Locking: one ``lock_factory()`` lock guards all state (``_WheelBase``); callback
 
 from __future__ import annotations
 
-from array import array
-
 from schedcheck.impl._wheel_common import FIRED, Handle, _BucketArray, _WheelBase
 
 __all__ = ["HashedTimingWheel"]
@@ -54,35 +52,21 @@ class HashedTimingWheel(_WheelBase):
     max_pending=None, executor=None, lock_factory=threading.Lock)``."""
 
     def _init_buckets(self) -> None:
-        self._buckets = _BucketArray(self._wheel_size, self._live)
+        self._buckets = self._level0 = _BucketArray(self._wheel_size, self._live)
+        self._size0 = self._wheel_size
 
-    def _detect_overrides(self) -> None:
-        #: the default rounds rule and re-check are inlined unless a subclass replaces them
-        self._plain_rounds = not self._overrides(HashedTimingWheel, "_rounds_for")
+    def _detect_overrides(self) -> bool:
+        #: the default re-check is inlined unless a subclass replaces it
         self._plain_live = not self._overrides(HashedTimingWheel, "_still_live")
+        return self._overrides(HashedTimingWheel, "_rounds_for", "_insert")
 
     def _rounds_for(self, due: int) -> int:
         """Remaining rotations of a timer due at ``due`` (rule 2's informative note)."""
         return (due - self._cursor) // self._wheel_size
 
     def _insert(self, node: Handle) -> None:
-        due = node._due
-        size = self._wheel_size
-        if self._plain_rounds:
-            node._rounds = (due - self._cursor) // size
-        else:
-            node._rounds = self._rounds_for(due)
-        # _BucketArray.append, inlined (the hot path of schedule)
-        seq = node._seq
-        self._live[seq] = node
-        buckets = self._buckets
-        index = due % size
-        bucket = buckets.lists[index]
-        if bucket is None:
-            buckets.lists[index] = array("q", (seq,))
-            buckets.occ[index] = 1
-        else:
-            bucket.append(seq)
+        node._rounds = self._rounds_for(node._due)
+        self._buckets.append(node._due % self._wheel_size, node)
 
     def _process(self, first: int, last: int, out: list[Handle]) -> int:
         """Visit the non-empty buckets of ticks first..last in order (bitmap skip), jumping

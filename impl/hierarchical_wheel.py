@@ -1,4 +1,4 @@
-"""HierarchicalTimingWheel: Kafka/Linux-style levels that cascade (specs/wheel.md section 5).
+"""HierarchicalTimingWheel: Kafka/Linux-style levels that cascade (specs/wheel.md WI6, section 5).
 
 Data structure. Levels ``0, 1, 2, ...``, each ``B = max(2, wheel_size)`` buckets (a level of
 one bucket cannot subdivide anything, so ``wheel_size == 1`` uses two). Level ``l`` has slots
@@ -33,7 +33,6 @@ Departures from the model: none observable. Locking: as the hashed wheel (``_Whe
 
 from __future__ import annotations
 
-from array import array as seq_array
 from operator import attrgetter
 
 from schedcheck.impl._wheel_common import FIRED, Handle, _BucketArray, _WheelBase, ceil_div
@@ -47,15 +46,19 @@ class HierarchicalTimingWheel(_WheelBase):
     """``HierarchicalTimingWheel(tick, wheel_size, *, start=0, max_catchup_ticks=None,
     max_pending=None, executor=None, lock_factory=threading.Lock)``."""
 
+    _keeps_rounds = False  # levels instead of rounds
+
     def _init_buckets(self) -> None:
-        self._base = max(2, self._wheel_size)
+        self._base = self._size0 = max(2, self._wheel_size)
         self._levels: list[_BucketArray] = [_BucketArray(self._base, self._live)]
+        self._level0 = self._levels[0]
         self._spans: list[int] = [1]  #: _spans[l] == B ** l
 
-    def _detect_overrides(self) -> None:
-        #: the default level rule and re-check are inlined unless a subclass replaces them
-        self._plain_place = not self._overrides(HierarchicalTimingWheel, "_level_for", "_place")
+    def _detect_overrides(self) -> bool:
+        #: the default re-check is inlined unless a subclass replaces it
         self._plain_live = not self._overrides(HierarchicalTimingWheel, "_still_live")
+        self._plain_place = not self._overrides(HierarchicalTimingWheel, "_level_for", "_place")
+        return not self._plain_place or self._overrides(HierarchicalTimingWheel, "_insert")
 
     def _level_for(self, delta: int) -> int:
         """The lowest level whose range ``B**(l+1)`` exceeds ``delta`` (adds levels on demand)."""
@@ -69,17 +72,8 @@ class HierarchicalTimingWheel(_WheelBase):
 
     def _place(self, node: Handle, cursor: int) -> None:
         due = node._due
-        if self._plain_place and due - cursor < self._base:  # level 0, inlined (hot path)
-            seq = node._seq
-            self._live[seq] = node
-            array0 = self._levels[0]
-            index = due % self._base
-            bucket = array0.lists[index]
-            if bucket is None:
-                array0.lists[index] = seq_array("q", (seq,))
-                array0.occ[index] = 1
-            else:
-                bucket.append(seq)
+        if self._plain_place and due - cursor < self._base:  # level 0 (the cascades' hot path)
+            self._level0.append(due % self._base, node)
             return
         level = self._level_for(due - cursor)
         self._levels[level].append((due // self._spans[level]) % self._base, node)

@@ -125,7 +125,8 @@ class CountingArray(_BucketArray):
 def test_scan_all_timers_touches_every_timer_on_every_tick(base: Any, expected: int) -> None:
     class Counting(base):  # type: ignore[misc,valid-type]
         def _init_buckets(self) -> None:
-            self._buckets = CountingArray(self._wheel_size, self._live)
+            super()._init_buckets()
+            self._buckets = self._level0 = CountingArray(self._wheel_size, self._live)
 
     w = Counting(1, 8, start=1)
     for _ in range(100):

@@ -39,8 +39,9 @@ def counting(cls: Any) -> Any:
             super()._init_buckets()
             if hasattr(self, "_levels"):
                 self._levels = [CountingArray(self._base, self._live)]
+                self._level0 = self._levels[0]
             else:
-                self._buckets = CountingArray(self._wheel_size, self._live)
+                self._buckets = self._level0 = CountingArray(self._wheel_size, self._live)
 
         def _level_for(self, delta: int) -> int:  # new levels count too
             level = super()._level_for(delta)
