@@ -63,6 +63,7 @@ from schedcheck.harness.outcomes import (
     observe,
     observe_model,
 )
+from schedcheck.harness.program import Op, Program
 from schedcheck.harness.result import Counterexample, RunResult, Step
 from schedcheck.harness.scaling import ScalingResult, ScalingTimeout, measure_scaling
 
@@ -175,6 +176,9 @@ class RunContext:
         self.last: Counterexample | None = None
         #: the counterexample of the final replay of the minimal example (is_final)
         self.final: Counterexample | None = None
+        #: the atomic programs (``program.Op``) of ``last`` and ``final``
+        self.last_program: list[Op] = []
+        self.final_program: list[Op] = []
 
     def finish(self, machine: SuiteMachine) -> None:
         self.examples += 1
@@ -184,11 +188,13 @@ class RunContext:
         if self.progress is not None:
             self.progress(self.examples, self.steps, self.failures)
 
-    def failed(self, cx: Counterexample) -> None:
+    def failed(self, cx: Counterexample, program: list[Op] | None = None) -> None:
         self.failures += 1
         self.last = cx
+        self.last_program = list(program or [])
         if _is_final():
             self.final = cx
+            self.final_program = self.last_program
             self.result.counterexample = cx
             self.result.break_(cx.clause)
 
@@ -225,7 +231,28 @@ class SuiteMachine(RuleBasedStateMachine):
         self.ctx: RunContext = ctx
         self.result: RunResult = ctx.result
         self.trace = Recorder()
+        #: the atomic calls of this run (``program.atomic``), replayable by ``minimize``
+        self.program: Program | None = Program()
         self._finished = False
+
+    # -- the atomic program (see ``program.py``) ----------------------------------------------
+
+    def freeze_op(self, name: str, args: tuple[Any, ...],
+                  kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """What an atomic call records: copies of list and dict arguments (override to name
+        handles instead of keeping them)."""
+        return (tuple(_copied(a) for a in args),
+                {k: _copied(v) for k, v in kwargs.items()})
+
+    def thaw_op(self, op: Op) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
+        """The arguments to replay ``op`` with on this machine, or None when it refers to
+        something this run did not create (the op is then skipped)."""
+        return tuple(_copied(a) for a in op.args), {k: _copied(v) for k, v in op.kwargs.items()}
+
+    def made_names(self) -> list[str]:
+        """Names of the objects created so far that later ops may refer to (the wheel's
+        timers); an atomic op records those it created."""
+        return []
 
     # -- clause accounting ------------------------------------------------------------------
 
@@ -361,7 +388,7 @@ class SuiteMachine(RuleBasedStateMachine):
             seed=self.result.seed,
             snapshot=snap,
         )
-        self.ctx.failed(cx)
+        self.ctx.failed(cx, self.program.ops if self.program is not None else None)
         raise Divergence(
             f"[{clause}] {message}\n\nprogram so far:\n{self.trace.program()}", cx
         )
@@ -370,6 +397,11 @@ class SuiteMachine(RuleBasedStateMachine):
         if not self._finished:
             self._finished = True
             self.ctx.finish(self)
+
+
+def _copied(value: Any) -> Any:
+    return list(value) if isinstance(value, list) else (
+        dict(value) if isinstance(value, dict) else value)
 
 
 def _own_lists(kwargs: Mapping[str, Any]) -> dict[str, Any]:
@@ -408,6 +440,7 @@ def run_suite(
     progress: Progress | None = None,
     *,
     seed: int | None = None,
+    context: RunContext | None = None,
 ) -> RunResult:
     """Run ``machine_class`` under ``settings``; fill and return ``result``.
 
@@ -415,8 +448,9 @@ def run_suite(
     run's trace, with Hypothesis's printed program) and its clause is marked broken. A bug in
     the harness or the model raises ``SchedcheckInternalError``. The example database is not
     used (runs are reproducible from the seed alone); ``seed`` fixes Hypothesis's randomness.
+    ``context`` (a RunContext on ``result``) lets the caller read the failing run's program.
     """
-    ctx = RunContext(result, progress)
+    ctx = context if context is not None else RunContext(result, progress)
     bound = type(
         machine_class.__name__,
         (machine_class,),
