@@ -249,6 +249,10 @@ class SuiteMachine(RuleBasedStateMachine):
         something this run did not create (the op is then skipped)."""
         return tuple(_copied(a) for a in op.args), {k: _copied(v) for k, v in op.kwargs.items()}
 
+    @classmethod
+    def after_run(cls, result: RunResult) -> None:
+        """Called once after a whole run (every example) with its result: notes to add."""
+
     def made_names(self) -> list[str]:
         """Names of the objects created so far that later ops may refer to (the wheel's
         timers); an atomic op records those it created."""

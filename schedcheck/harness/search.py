@@ -185,6 +185,7 @@ def _search(machine: type[SuiteMachine], result: RunResult, *, base: hypothesis.
             _found(machine, result, ctx, chunk, done, clock() - started, minimize)
             break
     result.seed = seed
+    machine.after_run(result)
     if result.counterexample is None:
         phases = ", ".join(f"{k} {v}" for k, v in by_phase.items())
         result.notes.append(f"search: {done} examples in {clock() - started:.1f} s ({phases}), "
@@ -203,7 +204,8 @@ def _found(machine: type[SuiteMachine], result: RunResult, ctx: RunContext, chun
     result.notes.append(f"search: found in the {where}, example {done}, after {seconds:.1f} s")
     program = ctx.final_program or ctx.last_program
     if not minimize:
-        result.notes.append("not minimized: the counterexample is the first failing run found")
+        result.notes.append("not shrunk: the counterexample is the first failing run found, "
+                            "not minimised")
         return
     reduced = reduce.minimize(machine, program, cx)
     if reduced is None:

@@ -435,6 +435,20 @@ class WheelMachine(WheelCancels):
                     got if not got.ok else built, check=check_expr(expected, None))
         self._ex("W6")
 
+    @classmethod
+    def after_run(cls, result: RunResult) -> None:
+        """Tolerance mode: say what was not compared, and list the off-tick firings."""
+        if not cls.tolerance:
+            return
+        result.notes.append("tolerance mode: advance results, lag_ticks() and due ticks were "
+                            "not compared with the model; only the invariants were checked")
+        tol = TOLERANCE_NOTES.pop(id(result), None)
+        if tol is not None:
+            result.notes.extend(tol.notes)
+            if tol.count > len(tol.notes):
+                result.notes.append(f"... {tol.count} firings in all were off the contract's "
+                                    "due tick")
+
     # ---------------------------------------------------------------- the invariant
 
     @invariant()
@@ -542,13 +556,5 @@ def run_wheel_suite(
         logging.disable(disabled)
     if result.counterexample is not None and not shrink:
         result.notes.append("not shrunk: the counterexample is the first failing run found")
-    if machine.tolerance:
-        result.notes.append("tolerance mode: advance results, lag_ticks() and due ticks were "
-                            "not compared with the model; only the invariants were checked")
-        tol = TOLERANCE_NOTES.pop(id(result), None)
-        if tol is not None:
-            result.notes.extend(tol.notes)
-            if tol.count > len(tol.notes):
-                result.notes.append(f"... {tol.count} firings in all were off the contract's "
-                                    "due tick")
+    machine.after_run(result)
     return result
