@@ -10,8 +10,8 @@ removed, keeping a removal whenever the replay still breaks the same clause:
    timer, together);
 2. ddmin (Zeller and Hildebrandt's delta debugging) over the steps, down to a program from
    which no single step can be removed;
-3. arguments made simpler (a dependency dropped from a submit, an option dropped from the
-   wheel's constructor, a raising callback made plain);
+3. arguments made simpler (a dependency dropped from a submit, a smaller max_concurrency, an
+   option dropped from the wheel's constructor, a raising callback made plain);
 4. ids renamed small, in order of first use (``'a'``, ``'b'`` ...); a wheel's handles and
    callbacks are named by the replay itself.
 
@@ -185,6 +185,10 @@ def _simpler(op: Op) -> Iterator[Op]:
                                     *op.args[2:]))
         if op.kwargs.get("optional"):
             yield replace(op, kwargs={k: v for k, v in op.kwargs.items() if k != "optional"})
+    elif op.name == "_build" and len(op.args) == 1 and isinstance(op.args[0], int):
+        for smaller in (1, 2, 3):  # the scheduler's max_concurrency
+            if smaller < op.args[0]:
+                yield replace(op, args=(smaller,))
     elif op.name == "_build" and len(op.args) == 3 and isinstance(op.args[2], dict):
         for key in op.args[2]:
             yield replace(op, args=(*op.args[:2], {k: v for k, v in op.args[2].items()
