@@ -16,8 +16,9 @@ end it, the process isolates it) with the mutated module put in place before any
 it. The check is the default one -- ``pipeline.check(..., search=True, budget=BUDGET)``: the
 budgeted search, its minimisation and the counted cost clause -- with seed 0. Time to kill is
 the check's own time in the child (from the first call to the verdict; process start and
-imports not included). A mutant whose module cannot even be imported is "incompetent" and not
-counted; one the check reports as unusable (exit status 2) counts as killed.
+imports not included), wall-clock and, in brackets, the child's CPU time (on a shared machine
+the wall-clock figure includes waiting for a core). A mutant whose module cannot even be
+imported is "incompetent" and not counted; one the check reports as unusable (exit status 2) counts as killed.
 
 Survivors are classified: **equivalent** when the mutated module's code equals the original
 (same AST without docstrings), when only an annotation changes (never evaluated), when the
@@ -33,7 +34,9 @@ Usage::
 
 ``--sample N`` draws N mutants per source group (scheduler impl, wheel impl, scheduler model,
 wheel model) with random seed ``--seed`` (default 0); ``--all`` runs every mutant (thousands:
-hours). Prints one line per mutant, then the table that README shows.
+hours). Prints one line per mutant, then the table that README shows. ``--zoo SEEDS`` instead
+checks the zoo's sequential entries with the default check on seeds 0..SEEDS-1 (time to kill,
+counterexample length; a clause other than the catalogue's is shown after a slash).
 """
 
 from __future__ import annotations
@@ -223,10 +226,19 @@ def child(path: str, source_file: str, budget: float, seed: int) -> dict[str, An
             import schedcheck.impl  # noqa: F401  (imports the mutated module)
     except Exception as exc:
         return {"outcome": "incompetent", "why": f"{type(exc).__name__}: {exc}"}
+
+    started = time.perf_counter()
+    cpu = time.process_time()
+    out = _check_targets(targets, mutated if model else None, budget, seed, started)
+    out["cpu"] = time.process_time() - cpu
+    return out
+
+
+def _check_targets(targets: tuple[tuple[str, str], ...], mutated: Any, budget: float,
+                   seed: int, started: float) -> dict[str, Any]:
     from schedcheck import pipeline
     from schedcheck.targets import load_target
 
-    started = time.perf_counter()
     for system, spec_text in targets:
         factory = (getattr(mutated, spec_text[1:]) if spec_text.startswith("@")
                    else load_target(spec_text).factory)
@@ -281,6 +293,40 @@ def _pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, round(q * (len(values) - 1)))]
 
 
+def zoo(seeds: int, budget: float) -> None:
+    """The zoo's sequential entries, each checked by the default check on seeds 0..seeds-1."""
+    from schedcheck import pipeline
+    from schedcheck.zoo.catalogue import all_mutants
+
+    times: list[float] = []
+    steps: list[int] = []
+    kills = runs = 0
+    for m in all_mutants():
+        if m.kind != "sequential":
+            continue
+        mine = []
+        for seed in range(seeds):
+            started = time.perf_counter()
+            result = pipeline.check(m.system, m.factory, target_name=m.name, search=True,
+                                    budget=budget, seed=seed, cost=False)
+            seconds = time.perf_counter() - started
+            runs += 1
+            cx = result.counterexample
+            if cx is not None:
+                kills += 1
+                times.append(seconds)
+                steps.append(len(cx.steps))
+                other = "" if cx.clause == m.expected_clause else "/" + cx.clause
+                mine.append(f"{seconds:.1f}s/{len(cx.steps)}{other}")
+            else:
+                mine.append("SURVIVED")
+        print(f"{m.name:36s} {' '.join(mine)}", flush=True)
+    print(f"\nzoo, sequential entries: {kills}/{runs} killed ({seeds} seeds each, budget "
+          f"{budget:g} s); time to kill median {statistics.median(times):.2f} s, p90 "
+          f"{_pct(times, 0.9):.2f} s, max {max(times):.2f} s; counterexample steps median "
+          f"{statistics.median(steps):g}, max {max(steps)}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sample", type=int, default=15, help="mutants per source group")
@@ -288,10 +334,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=float, default=25.0, help="the check's budget (s)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--only", nargs="*", help="source files (default: all of SOURCES)")
+    parser.add_argument("--zoo", type=int, metavar="SEEDS",
+                        help="instead: the zoo's sequential entries on seeds 0..SEEDS-1")
     parser.add_argument("--child", nargs=2, metavar=("PATH", "SOURCE"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         print(json.dumps(child(args.child[0], args.child[1], args.budget, args.seed)))
+        return 0
+    if args.zoo:
+        zoo(args.zoo, args.budget)
         return 0
     rng = random.Random(args.seed)
     chosen: list[Mutation] = []
@@ -309,7 +360,8 @@ def main(argv: list[str] | None = None) -> int:
         out = run_one(m, args.budget, 0)
         why = classify(m) if out["outcome"] == "survived" else None
         rows.append((m, out, why))
-        tail = (f"{out.get('clause')} in {out['seconds']:.1f} s, {out.get('steps')} steps"
+        tail = (f"{out.get('clause')} in {out['seconds']:.1f} s ({out.get('cpu', 0):.1f} s CPU), "
+                f"{out.get('steps')} steps"
                 if out["outcome"] == "killed" else
                 f"equivalent: {why}" if why else out["outcome"])
         print(f"[{i}/{len(chosen)}] {m.path}:{m.definition} {m.operator}#{m.occurrence}: "
@@ -327,7 +379,7 @@ def _table(rows: list[tuple[Mutation, dict[str, Any], str | None]],
            args: argparse.Namespace) -> None:
     print(f"\nbudget {args.budget:g} s per check, seed 0, mutant sample seed {args.seed}\n")
     print("| sources | mutants | incompetent | equivalent | killed | missed | kill rate "
-          "| time to kill median / p90 | counterexample steps median / max |")
+          "| time to kill median / p90 (CPU) | counterexample steps median / max |")
     print("|---|---|---|---|---|---|---|---|---|")
     for group, paths in (*GROUPS.items(), ("all", tuple(SOURCES))):
         mine = [(m, o, w) for m, o, w in rows if m.path in paths]
@@ -338,11 +390,13 @@ def _table(rows: list[tuple[Mutation, dict[str, Any], str | None]],
         missed = sum(1 for _, o, w in mine if o["outcome"] == "survived" and not w)
         incompetent = sum(1 for _, o, _ in mine if o["outcome"] == "incompetent")
         times = [o["seconds"] for o in killed]
+        cpus = [o.get("cpu", o["seconds"]) for o in killed]
         steps = [o["steps"] for o in killed if o.get("steps")]
         rate = len(killed) / max(1, len(killed) + missed)
         print(f"| {group} | {len(mine)} | {incompetent} | {equivalent} | {len(killed)} | "
               f"{missed} | {rate:.0%} | {statistics.median(times) if times else 0:.1f} s / "
-              f"{_pct(times, 0.9):.1f} s | "
+              f"{_pct(times, 0.9):.1f} s ({statistics.median(cpus) if cpus else 0:.1f} s / "
+              f"{_pct(cpus, 0.9):.1f} s) | "
               f"{statistics.median(steps) if steps else 0:g} / {max(steps, default=0)} |")
 
 

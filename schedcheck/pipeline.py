@@ -184,10 +184,7 @@ def run_suite(
     from schedcheck.harness.wheel_fixtures import TargetUnusable
 
     entry = _system(system)
-    if tolerance and not entry.has_tolerance:
-        raise ValueError(f"tolerance mode does not exist for the {entry.name} (it has no due "
-                         "ticks); leave it out")
-    options: dict[str, Any] = {"tolerance": True} if tolerance else {}
+    options = _suite_options(entry, tolerance)
     try:
         if shrink and settings is None:
             return entry.run_suite(factory, target_name=target_name, examples=examples,
@@ -198,6 +195,13 @@ def run_suite(
                             extra_bases=extra_bases, options=options)
     except TargetUnusable as exc:
         raise Unusable(str(exc)) from exc
+
+
+def _suite_options(entry: System, tolerance: bool) -> dict[str, Any]:
+    if tolerance and not entry.has_tolerance:
+        raise ValueError(f"tolerance mode does not exist for the {entry.name} (it has no due "
+                         "ticks); leave it out")
+    return {"tolerance": True} if tolerance else {}
 
 
 def run_search(
@@ -220,10 +224,7 @@ def run_search(
     from schedcheck.harness.wheel_fixtures import TargetUnusable
 
     entry = _system(system)
-    if tolerance and not entry.has_tolerance:
-        raise ValueError(f"tolerance mode does not exist for the {entry.name} (it has no due "
-                         "ticks); leave it out")
-    options: dict[str, Any] = {"tolerance": True} if tolerance else {}
+    options = _suite_options(entry, tolerance)
     if budget is None and examples is None:
         budget = DEFAULT_BUDGET
     result = RunResult.fresh(entry.name, target_name or _name(factory))
