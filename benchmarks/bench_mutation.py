@@ -18,7 +18,8 @@ budgeted search, its minimisation and the counted cost clause -- with seed 0. Ti
 the check's own time in the child (from the first call to the verdict; process start and
 imports not included), wall-clock and, in brackets, the child's CPU time (on a shared machine
 the wall-clock figure includes waiting for a core). A mutant whose module cannot even be
-imported is "incompetent" and not counted; one the check reports as unusable (exit status 2) counts as killed.
+imported is "incompetent" and not counted; one the check reports as unusable (exit status 2)
+counts as killed.
 
 Survivors are classified: **equivalent** when the mutated module's code equals the original
 (same AST without docstrings), when only an annotation changes (never evaluated), when the
