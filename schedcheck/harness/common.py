@@ -70,6 +70,7 @@ from schedcheck.harness.scaling import ScalingResult, ScalingTimeout, measure_sc
 __all__ = [
     "Divergence",
     "Observed",
+    "OutOfBudget",
     "Progress",
     "Recorder",
     "Ref",
@@ -163,11 +164,20 @@ class Divergence(AssertionError):
         self.counterexample = counterexample
 
 
+class OutOfBudget(BaseException):
+    """Raised when a machine is built after its run's deadline (``RunContext.deadline``): ends
+    the Hypothesis run at once (a BaseException, so neither Hypothesis nor a target keeps
+    going)."""
+
+
 class RunContext:
     """Shared by every machine instance of one suite run: counts and the failures seen."""
 
-    def __init__(self, result: RunResult, progress: Progress | None = None) -> None:
+    def __init__(self, result: RunResult, progress: Progress | None = None,
+                 deadline: float | None = None) -> None:
         self.result = result
+        #: on ``time.monotonic``: no machine is built after it (:class:`OutOfBudget`)
+        self.deadline = deadline
         self.progress = progress
         self.examples = 0
         self.steps = 0
@@ -228,6 +238,8 @@ class SuiteMachine(RuleBasedStateMachine):
         if ctx is None:
             ctx = RunContext(RunResult.fresh(self.system, ""))
             type(self)._ctx = ctx
+        if ctx.deadline is not None and time.monotonic() > ctx.deadline:
+            raise OutOfBudget(f"the run's budget was spent after {ctx.examples} examples")
         self.ctx: RunContext = ctx
         self.result: RunResult = ctx.result
         self.trace = Recorder()
@@ -477,9 +489,10 @@ def run_suite(
         # ``factory`` builds the machine (Hypothesis calls it); its annotation asks for the class
         with guard.guarded():
             run_state_machine_as_test(cast(Any, factory), settings=run_settings)
-    except contract.SchedcheckInternalError:
+    except (contract.SchedcheckInternalError, OutOfBudget):
         raise
     except hypothesis_errors.FlakyFailure as exc:
+        _budget_spent(ctx, exc)
         # The failure did not reproduce when replayed: the target is nondeterministic.
         cx = ctx.final or ctx.last
         if cx is None:
@@ -496,6 +509,7 @@ def run_suite(
         )
         _settle(result, cx)
     except (AssertionError, hypothesis_errors.Flaky) as exc:
+        _budget_spent(ctx, exc)
         cx = ctx.final or ctx.last
         if cx is None:
             raise contract.SchedcheckInternalError(
@@ -504,10 +518,12 @@ def run_suite(
         cx.hypothesis_program = _notes(exc)
         _settle(result, cx)
     except hypothesis_errors.HypothesisException as exc:
+        _budget_spent(ctx, exc)
         raise contract.SchedcheckInternalError(
             f"Hypothesis could not run the {result.system} suite: {type(exc).__name__}: {exc}"
         ) from exc
     except Exception as exc:
+        _budget_spent(ctx, exc)
         raise contract.SchedcheckInternalError(
             f"the {result.system} suite crashed (a bug in schedcheck): "
             f"{type(exc).__name__}: {exc}\n{_notes(exc)}"
@@ -515,6 +531,24 @@ def run_suite(
     finally:
         result.seconds += time.perf_counter() - started
     return result
+
+
+def _budget_spent(ctx: RunContext, exc: BaseException) -> None:
+    """Raise OutOfBudget if ``exc`` is what Hypothesis made of one (it may wrap the exception
+    that ended the run in its own, e.g. a FlakyStrategyDefinition)."""
+    if ctx.deadline is None or time.monotonic() <= ctx.deadline:
+        return
+    todo: list[BaseException] = [exc]
+    visited: set[int] = set()
+    while todo:
+        e = todo.pop()
+        if id(e) in visited:
+            continue
+        visited.add(id(e))
+        if isinstance(e, OutOfBudget):
+            raise e
+        todo += [x for x in (e.__cause__, e.__context__) if x is not None]
+        todo += list(getattr(e, "exceptions", ()))
 
 
 def _settle(result: RunResult, cx: Counterexample) -> None:

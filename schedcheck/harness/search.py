@@ -29,7 +29,6 @@ import dataclasses
 import inspect
 import logging
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +37,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import initialize
 
 from schedcheck.harness import common
-from schedcheck.harness.common import Progress, RunContext, SuiteMachine
+from schedcheck.harness.common import OutOfBudget, Progress, RunContext, SuiteMachine
 from schedcheck.harness.result import RunResult
 
 __all__ = ["DEFAULT_BUDGET", "LONG_STEPS", "SHORT_STEPS", "Chunk", "plan", "search",
@@ -129,7 +128,6 @@ def search(
     profile: str | None = None,
     progress: Progress | None = None,
     minimize: bool = True,
-    clock: Callable[[], float] = time.monotonic,
 ) -> RunResult:
     """Search ``machine`` (a suite machine bound to a target, e.g. ``System.make_machine``)
     until ``budget`` seconds or ``examples`` examples are spent (whichever comes first; None:
@@ -143,17 +141,19 @@ def search(
     logging.disable(logging.CRITICAL)  # wheels log every callback error: thousands of lines
     try:
         return _search(machine, result, base=base, budget=budget, examples=examples,
-                       seed=seed, progress=progress, minimize=minimize, clock=clock)
+                       seed=seed, progress=progress, minimize=minimize)
     finally:
         logging.disable(disabled)
 
 
 def _search(machine: type[SuiteMachine], result: RunResult, *, base: hypothesis.settings,
             budget: float | None, examples: int | None, seed: int,
-            progress: Progress | None, minimize: bool, clock: Callable[[], float]) -> RunResult:
+            progress: Progress | None, minimize: bool) -> RunResult:
+    clock = time.monotonic
     rounds = plan(machine.system)
     swarm = swarm_machine(machine)
     started = clock()
+    deadline = None if budget is None else started + budget
     done = steps = 0
     by_phase: dict[str, int] = {}
     index = 0
@@ -173,9 +173,15 @@ def _search(machine: type[SuiteMachine], result: RunResult, *, base: hypothesis.
             if progress is not None:
                 progress(_done + n, _steps + s, failures)
 
-        ctx = RunContext(result, chunk_progress)
-        common.run_suite(_variant(machine, chunk, swarm), result, settings, chunk_progress,
-                         seed=seed * 7919 + index, context=ctx)
+        ctx = RunContext(result, chunk_progress, deadline)
+        try:
+            common.run_suite(_variant(machine, chunk, swarm), result, settings,
+                             chunk_progress, seed=seed * 7919 + index, context=ctx)
+        except OutOfBudget:  # the budget ran out inside the chunk
+            if ctx.last is not None and result.counterexample is None:
+                result.counterexample = ctx.last
+                result.break_(ctx.last.clause)
+            # the loop ends: the budget is spent
         done += ctx.examples
         steps += ctx.steps
         by_phase[chunk.phase] = by_phase.get(chunk.phase, 0) + ctx.examples
