@@ -3,9 +3,10 @@
 :class:`StepCounter` counts, while it is active on the calling thread, every function call and
 every line executed by Python code *outside* ``schedcheck/harness`` (the workload drivers that
 call the target are not counted; the target, its helpers and the standard library's Python code
-are). The same calls on the same inputs execute the same steps, so a cost ratio between two
-sizes is the same on an idle machine and under load -- unlike wall-clock time, which let a
-rescanning scheduler pass once at ratio 2.84 against a threshold of 3 on a loaded machine.
+are). The same calls on the same inputs execute the same steps (up to a few in 100,000 where a
+target reads its clock or iterates objects in address order), so a cost ratio between two sizes
+is the same on an idle machine and under load -- unlike wall-clock time, which let a rescanning
+scheduler pass once at ratio 2.84 against a threshold of 3 on a loaded machine.
 
 What it does not see: work inside C code (a builtin ``sorted`` or ``min`` over every task
 counts as one call) and work on other threads. A target whose per-item cost hides in C is
