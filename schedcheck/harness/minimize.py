@@ -9,7 +9,7 @@ removed, keeping a removal whenever the replay still breaks the same clause:
 1. each *task* removed (every step that mentions a scheduler id, or every step on a wheel's
    timer, together);
 2. ddmin (Zeller and Hildebrandt's delta debugging) over the steps, down to a program from
-   which no single step can be removed;
+   which no single step can be removed, then every contiguous run of steps tried away;
 3. arguments made simpler (a dependency dropped from a submit, a smaller max_concurrency, an
    option dropped from the wheel's constructor, a raising callback made plain);
 4. ids renamed small, in order of first use (``'a'``, ``'b'`` ...); a wheel's handles and
@@ -41,6 +41,8 @@ __all__ = ["MAX_REPLAYS", "Minimized", "minimize", "replay"]
 
 #: Most replays one minimisation may make (each is one run of a short program).
 MAX_REPLAYS = 3000
+#: Programs up to this many steps also get the pass over contiguous runs (O(n^2) replays).
+WINDOW_PASS_MAX = 40
 #: The scheduler suite's alphabet (``sched_fixtures.IDS``), the names ids are renamed to.
 _ID_ALPHABET = ("a", "b", "c", "d", "e", "f")
 
@@ -141,6 +143,26 @@ def _ddmin(ops: list[Op], fails: Callable[[list[Op]], bool]) -> list[Op]:
     if len(items) == 1 and fails(head):
         items = []
     return head + items
+
+
+def _without_windows(ops: list[Op], fails: Callable[[list[Op]], bool]) -> list[Op]:
+    """Remove contiguous runs of steps, longest first (a run of advances that only moved the
+    clock, say, where removing any one of them alone changes the story): ddmin tries only
+    the runs of its own partition."""
+    size = len(ops) - 1
+    while size >= 2:
+        for start in range(len(ops) - size + 1):
+            window = ops[start:start + size]
+            if any(_pinned(op) for op in window):
+                continue
+            candidate = ops[:start] + ops[start + size:]
+            if fails(candidate):
+                ops = candidate
+                size = min(size, len(ops) - 1)
+                break
+        else:
+            size -= 1
+    return ops
 
 
 def _ids_in(value: Any) -> Iterator[str]:
@@ -279,6 +301,8 @@ def minimize(machine_class: type[SuiteMachine], program: list[Op],
         ops = _ddmin(ops, search.fails)
         ops = _simplify(ops, search.fails)
         ops = _ddmin(ops, search.fails)
+        if len(ops) <= WINDOW_PASS_MAX:
+            ops = _without_windows(ops, search.fails)
         renamed = _small_ids(ops)
         if renamed is not ops:
             search.fails(renamed)
