@@ -108,6 +108,9 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
      "if last - self._cursor > len(self._by_due):"):
         "picks the other arm of a speed choice: walking cursor..last and sorting the live due "
         "ticks <= last give the same ticks (every live due tick is >= cursor)",
+    ("model/scheduler.py", "add_dependency", "core/ReplaceComparisonOperator_Is_Eq",
+     "if not (t.state is P or (t.state == R and not self._started)):"):
+        "`is` and `==` agree on enum members (a TaskState equals only itself)",
     ("impl/_scheduler_core.py", "_unlink_all", "core/ReplaceBinaryOperator_Sub_Div",
      "self._unknown_refs -= len(d.dependents) / len(kept)"):
         "the never-submitted branch of retry()'s unlinking cannot run: only dead tasks are "
