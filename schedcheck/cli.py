@@ -118,7 +118,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         target = load_target(args.target)
     except TargetError as exc:
         return _unusable(str(exc))
-    why = pipeline.probe_construct(system, target.factory)
+    why = pipeline.probe_construct(system, target.factory,
+                                   operations=system.core_operations or None)
     if why is not None:
         return _unusable(f"target {args.target!r} is unusable: {why}")
     show_progress = not args.json and sys.stderr.isatty()
@@ -133,7 +134,8 @@ def cmd_check(args: argparse.Namespace) -> int:
                 tolerance=args.tolerance, cost=not args.no_cost, rounds=args.threads,
                 stress=args.threads, total=_profile_examples(args.profile, args.examples),
                 bar=lambda label, total: progress_display(label, total, show_progress),
-                status=_status_printer(show_progress))
+                status=_status_printer(show_progress), levels=True, level=args.level,
+                step_seconds=args.step_seconds)
     except pipeline.Unusable as exc:
         return _unusable(f"target {args.target!r} is unusable: {exc}")
     except SchedcheckInternalError as exc:
@@ -163,13 +165,13 @@ def cmd_check(args: argparse.Namespace) -> int:
             sys.stdout.write(card_text(result) + "\n")
         for note in result.notes:
             sys.stdout.write(f"note: {note}\n")
-        cx = result.counterexample
-        if cx is not None:
-            from schedcheck.report.steps import steps_text
+        from schedcheck.report.steps import steps_text
 
+        for cx in result.all_counterexamples():
+            pictures = written.pictures_of.get(cx.clause, written.pictures)
             sys.stdout.write("\n" + steps_text(
                 cx, target=args.target, command=check_command(result, args.target),
-                pictures=[str(p) for p in written.pictures if p.suffix == ".svg"]))
+                pictures=[str(p) for p in pictures if p.suffix == ".svg"]))
         sys.stdout.write(f"\nwritten to {out}/: "
                          + ", ".join(written.rel(p) for p in written.files) + "\n")
     return EXIT_OK if result.ok else EXIT_FOUND
@@ -288,6 +290,13 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--tolerance", action="store_true",
                        help="wheels: check never early/twice/after cancel/lost instead of the "
                             "contract's exact due ticks, and list the timers that differ")
+    check.add_argument("--level", choices=("core", "contract"),
+                       help="grade one level only: core (what every correct design holds) "
+                            "or contract (the full rules of specs/); default: both, core "
+                            "first")
+    check.add_argument("--step-seconds", type=float, metavar="S", default=None,
+                       help="the longest one call of the target may take before it counts "
+                            "as a hang (default 10)")
     check.add_argument("--no-cost", action="store_true",
                        help="skip the scaling clause (*-COST: a timed run at n and 8n)")
     check.add_argument("--out", metavar="DIR",

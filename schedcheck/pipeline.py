@@ -82,6 +82,9 @@ def check(
     total: int | None = None,
     bar: ProgressFactory | None = None,
     status: Callable[[str], None] | None = None,
+    levels: bool = False,
+    level: str | None = None,
+    step_seconds: float | None = None,
 ) -> RunResult:
     """Run the chosen stages against ``factory`` and return one RunResult.
 
@@ -91,8 +94,11 @@ def check(
     first failing run as found; ``tolerance`` (wheels) checks the invariants only; ``cost_n``
     is the small size of the scaling run (default: the suite's). ``bar(label, total)`` shows
     progress per stage (``total`` defaults to ``examples``); ``status`` gets one line as each
-    stage starts. Raises :class:`Unusable` when the target cannot be built, ValueError for an
-    unknown system or a tolerance mode the system lacks.
+    stage starts. ``levels=True`` grades the core level, then the contract level (only the
+    one named by ``level``), each keep-going (``schedcheck.levels``); the scaling clause then
+    runs whenever the contract level is graded and supported. Raises :class:`Unusable` when
+    the target cannot be built, ValueError for an unknown system or a tolerance mode the
+    system lacks.
     """
     entry = _system(system)
     show = bar or _no_bar
@@ -104,19 +110,33 @@ def check(
     def found() -> bool:
         return result is not None and result.counterexample is not None
 
-    if suite:
+    if suite and levels:
+        from schedcheck.harness import guard
+        from schedcheck.harness.wheel_fixtures import TargetUnusable
+        from schedcheck.levels import grade
+
+        with show(label, shown_total) as progress, guard.step_limit(step_seconds):
+            try:
+                result = grade(entry, factory, level=level, target_name=target_name,
+                               examples=examples, seed=seed, profile=profile, shrink=shrink,
+                               tolerance=tolerance, progress=progress, status=say)
+            except TargetUnusable as exc:
+                raise Unusable(str(exc)) from exc
+    elif suite:
         say(f"suite: {label}")
         with show(label, shown_total) as progress:
             result = run_suite(entry, factory, target_name=target_name, examples=examples,
                                seed=seed, profile=profile, settings=settings, shrink=shrink,
                                tolerance=tolerance, progress=progress)
-    if cost and not found():
+    # graded levels keep going: the scaling clause runs whenever the contract level ran
+    graded = not (suite and levels) or _contract_graded(result)
+    if cost and graded and (not found() or (suite and levels)):
         say(f"scaling clause {entry.cost_clause}: {label}, a timed run at n and 8n")
         if result is None:
             result = RunResult.fresh(entry.name, target_name or _name(factory))
         kwargs = {"n": cost_n} if cost_n is not None else {}
         fold_scaling(result, run_scaling(entry, factory, **kwargs))
-    if rounds and not found():
+    if rounds and not found() and graded:
         say(f"concurrent rounds: {label}")
         with show(f"{label} (concurrent rounds)", shown_total) as progress:
             rounds_result = run_rounds(entry, factory, target_name=target_name,
@@ -126,7 +146,7 @@ def check(
             result = rounds_result
         else:
             fold_result(result, rounds_result)
-    if stress and not found():
+    if stress and not found() and graded:
         say(f"real-thread stress: {label}")
         if result is None:
             result = RunResult.fresh(entry.name, target_name or _name(factory))
@@ -134,7 +154,17 @@ def check(
             fold_result(result, run_stress(entry, factory, seed=seed, progress=progress))
     if result is None:
         result = RunResult.fresh(entry.name, target_name or _name(factory))
+    if suite and levels:
+        from schedcheck.levels import explain_stages
+
+        explain_stages(entry, result, cost=cost, rounds=rounds)
     return result
+
+
+def _contract_graded(result: RunResult | None) -> bool:
+    from schedcheck.levels import contract_graded
+
+    return result is not None and contract_graded(result)
 
 
 def _name(factory: Callable[..., Any]) -> str:
@@ -352,8 +382,10 @@ def fold_result(into: RunResult, other: Any) -> None:
         into.counterexample = other.counterexample
 
 
-def probe_construct(system: System | str, factory: Callable[..., Any]) -> str | None:
-    """``None`` if ``factory`` builds with ordinary arguments, else why not (one sentence)."""
+def probe_construct(system: System | str, factory: Callable[..., Any], *,
+                    operations: tuple[str, ...] | None = None) -> str | None:
+    """``None`` if ``factory`` builds with ordinary arguments and has ``operations`` (default:
+    every method the contract suite calls), else why not (one sentence)."""
     entry = _system(system)
     shown = f"cls({', '.join(map(str, entry.probe_args))})"
     try:
@@ -361,7 +393,7 @@ def probe_construct(system: System | str, factory: Callable[..., Any]) -> str | 
     except Exception as exc:
         return (f"calling it as {shown} raised {type(exc).__name__}: {exc} -- a {entry.name} "
                 f"target must be callable as {entry.constructor}")
-    missing = [m for m in entry.operations if not callable(getattr(obj, m, None))]
+    missing = [m for m in operations or entry.operations if not callable(getattr(obj, m, None))]
     if missing:
         return (f"{shown} returned a {type(obj).__name__} without the required "
                 f"method{'s' if len(missing) > 1 else ''} {', '.join(missing)}")

@@ -83,6 +83,7 @@ __all__ = [
     "observe_model",
     "run_suite",
     "suite_settings",
+    "unshrunk_settings",
 ]
 
 #: ``progress(examples_done, steps, failures)`` -- called after every example (machine run).
@@ -187,6 +188,9 @@ class RunContext:
     def failed(self, cx: Counterexample) -> None:
         self.failures += 1
         self.last = cx
+        # every clause that broke in some example is broken, whichever one is shrunk
+        self.result.seen_broken.setdefault(cx.clause, cx)
+        self.result.break_(cx.clause)
         if _is_final():
             self.final = cx
             self.result.counterexample = cx
@@ -215,6 +219,15 @@ class SuiteMachine(RuleBasedStateMachine):
     system: ClassVar[str] = ""
     #: bound by :func:`run_suite` (a subclass per run) or by the suite's ``make_*_machine``
     _ctx: ClassVar[RunContext | None] = None
+    #: clauses whose oracle is set aside for this run (keep-going grading, or another level's
+    #: clauses): their divergences are not counterexamples (see :meth:`diverge`)
+    set_aside: ClassVar[frozenset[str]] = frozenset()
+
+    def can_continue(self, clause: str) -> bool:
+        """Whether this machine stays consistent when a divergence of ``clause`` is ignored
+        (its bookkeeping follows the target's own answers). Default: no -- the example ends
+        (rejected) at a set-aside divergence."""
+        return False
 
     def __init__(self) -> None:
         super().__init__()
@@ -340,9 +353,15 @@ class SuiteMachine(RuleBasedStateMachine):
     ) -> None:
         """Record the counterexample of this run and raise :class:`Divergence`.
 
-        ``step`` (default: the last recorded step) is marked as the diverging one. Never
-        returns.
+        ``step`` (default: the last recorded step) is marked as the diverging one. A clause
+        in :attr:`set_aside` is no counterexample: the call returns when the machine
+        :meth:`can_continue` past it, else the example ends as invalid (``hypothesis.reject``)
+        -- either way the other clauses keep being checked.
         """
+        if clause in self.set_aside:
+            if self.can_continue(clause):
+                return
+            hypothesis.reject()
         if step is None:
             if not self.trace.steps:
                 self.trace.add("# (before any call)", "before any call")
@@ -396,6 +415,16 @@ def suite_settings(
     return base
 
 
+def unshrunk_settings(examples: int | None, profile: str | None,
+                      shrink: bool) -> hypothesis.settings:
+    """:func:`suite_settings`, without the shrink (and explain) phases unless ``shrink``."""
+    settings = suite_settings(examples=examples, profile=profile)
+    if shrink:
+        return settings
+    skipped = (hypothesis.Phase.shrink, hypothesis.Phase.explain)
+    return hypothesis.settings(settings, phases=[p for p in settings.phases if p not in skipped])
+
+
 def _notes(exc: BaseException) -> str:
     notes = getattr(exc, "__notes__", None) or []
     return "\n".join(str(n) for n in notes)
@@ -432,7 +461,10 @@ def run_suite(
         factory._hypothesis_internal_use_seed = seed  # type: ignore[attr-defined]
         result.seed = seed
     run_settings = hypothesis.settings(
-        settings, database=None, report_multiple_bugs=False
+        settings, database=None, report_multiple_bugs=False,
+        # examples ended at a set-aside clause are rejected, which is not a filtering problem
+        suppress_health_check=[*settings.suppress_health_check,
+                               hypothesis.HealthCheck.filter_too_much],
     )
     started = time.perf_counter()
     try:
@@ -465,6 +497,10 @@ def run_suite(
             ) from exc
         cx.hypothesis_program = _notes(exc)
         _settle(result, cx)
+    except hypothesis_errors.Unsatisfiable:
+        # every example ended at a set-aside clause: what no example reached is "not reached"
+        result.notes.append(f"{result.system}: every example stopped at a clause already "
+                            "broken; the clauses behind it were not reached")
     except hypothesis_errors.HypothesisException as exc:
         raise contract.SchedcheckInternalError(
             f"Hypothesis could not run the {result.system} suite: {type(exc).__name__}: {exc}"

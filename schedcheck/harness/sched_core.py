@@ -40,17 +40,15 @@ from schedcheck.harness.common import (
     call_code,
     observe,
     run_suite,
-    suite_settings,
+    unshrunk_settings,
 )
-from schedcheck.harness.result import RunResult
+from schedcheck.harness.result import CONTRACT_ONLY, RunResult
 
 __all__ = ["CORE_CLAUSES", "SchedulerCoreMachine", "make_core_machine", "run_core_suite"]
 
 IDS = ("a", "b", "c", "d", "e", "f")
 #: The clauses this level checks; every other scheduler clause belongs to the contract level.
 CORE_CLAUSES = ("S-CLAIM-DEPS", "S-CLAIM-ONCE", "S-ORACLE-CYCLE", "S4", "S5", "S6")
-#: The card's verdict for a clause the core level does not check.
-CONTRACT_ONLY = "contract level"
 
 
 def _noop() -> None:
@@ -74,6 +72,11 @@ class SchedulerCoreMachine(SuiteMachine):
         self.seen: set[tuple[Any, int]] = set()
 
     # ------------------------------------------------------------------ helpers
+
+    def can_continue(self, clause: str) -> bool:
+        """A claim over the limit or before its dependencies is still recorded as running:
+        with that oracle set aside, every other check stays sound."""
+        return clause in ("S-CLAIM-ONCE", "S-CLAIM-DEPS")
 
     def _call(self, words: str, method: str, *args: Any, norm: Any = None) -> tuple[Any, Observed]:
         step = self.trace.add(call_code(method, *args), words)
@@ -263,11 +266,11 @@ def grade_core(result: RunResult, caps: SchedulerCapabilities) -> None:
     """Mark what the core level leaves to the contract level, and what the target lacks."""
     for cid, stat in result.stats.items():
         if cid not in CORE_CLAUSES:
-            stat.verdict_override = CONTRACT_ONLY
+            stat.why = CONTRACT_ONLY
     if not caps.fail:
-        result.unsupported_clause("S5")
+        result.unsupported_clause("S5", "fail()")
     if not caps.cancel:
-        result.unsupported_clause("S6")
+        result.unsupported_clause("S6", "cancel()")
     for part in caps.missing():
         if part not in result.unsupported:
             result.unsupported.append(part)
@@ -281,11 +284,16 @@ def run_core_suite(
     seed: int | None = None,
     profile: str | None = None,
     progress: Progress | None = None,
+    shrink: bool = True,
+    set_aside: frozenset[str] = frozenset(),
 ) -> RunResult:
-    """The core level against ``factory(max_concurrency)``; see the module docstring."""
+    """The core level against ``factory(max_concurrency)``; see the module docstring.
+    ``shrink=False`` keeps the first failing run; ``set_aside`` names clauses whose oracle is
+    set aside (keep-going grading)."""
     result = RunResult.fresh("scheduler", target_name or getattr(factory, "__qualname__", ""))
     machine = make_core_machine(factory, result=result)
-    run_suite(machine, result, suite_settings(examples=examples, profile=profile), progress,
+    machine.set_aside = frozenset(set_aside)
+    run_suite(machine, result, unshrunk_settings(examples, profile, shrink), progress,
               seed=seed)
     result.notes.append("core level: the invariants every correct scheduler holds; "
                         "the contract's exact replies were not compared")
