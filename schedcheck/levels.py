@@ -79,7 +79,7 @@ def grade(
         def core_round(aside: frozenset[str]) -> RunResult:
             return run_core(factory, set_aside=aside, **common)
 
-        parts.append(_labelled(keep_going(core_round), CORE))
+        parts.append(_labelled(keep_going(core_round), CORE, shrink))
     # what the core level broke (and shrank) is not searched again at the contract level
     broken = frozenset(cx.clause for p in parts for cx in p.all_counterexamples())
     if level in (None, CONTRACT):
@@ -93,12 +93,17 @@ def grade(
             def contract_round(aside: frozenset[str]) -> RunResult:
                 return entry.run_suite(factory, set_aside=aside, **options, **common)
 
-            parts.append(_labelled(keep_going(contract_round, set_aside=broken), CONTRACT))
+            parts.append(_labelled(keep_going(contract_round, set_aside=broken), CONTRACT,
+                                   shrink))
     return merge_levels(entry, name, parts)
 
 
-def _labelled(result: RunResult, level: str) -> RunResult:
+def _labelled(result: RunResult, level: str, shrink: bool) -> RunResult:
     result.level = level
+    if not shrink and result.counterexamples and not any(
+            n.startswith("not shrunk") for n in result.notes):
+        result.notes.append("not shrunk: each counterexample is the first failing run found, "
+                            "not the smallest")
     return result
 
 

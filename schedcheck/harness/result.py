@@ -32,9 +32,9 @@ NOT_SUPPORTED = "not supported"
 NOT_REACHED = "not reached"
 NOT_EXERCISED = NOT_REACHED  # the earlier name of the same verdict
 PARTLY = "partly exercised"
-UNKNOWN = "unknown"
+UNKNOWN = "unknown"  # a search (linearizability, z3) that ran out of budget
 #: The reason on the card for a clause only the contract level checks.
-CONTRACT_ONLY = "checked at the contract level only"  # a search (linearizability, z3) that ran out of budget
+CONTRACT_ONLY = "checked at the contract level only"
 
 
 @dataclass

@@ -42,7 +42,6 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
-import hypothesis
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     Bundle,
@@ -84,7 +83,6 @@ from schedcheck.harness.common import (
     check_expr,
     observe,
     run_suite,
-    suite_settings,
     unshrunk_settings,
 )
 from schedcheck.harness.result import RunResult, Step

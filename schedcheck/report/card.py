@@ -2,10 +2,11 @@
 
 A graded check (``schedcheck.levels``) prints one section per level, core first: the core
 level's own clauses as it judged them, then every clause as both levels together judged it
-(the contract level's section). Rows come from ``RunResult.stats`` (the clause catalogue of ``schedcheck.harness.clauses``:
-contract rules, invariants, oracles, extensions, the seed's "what the interviewer tests" points,
-cost and linearizability). The verdict is ``ClauseStat.verdict`` -- this module never upgrades
-one: a clause no step reached prints "not reached", never "held".
+(the contract level's section). Rows come from ``RunResult.stats`` (the clause catalogue of
+``schedcheck.harness.clauses``: contract rules, invariants, oracles, extensions, the seed's
+"what the interviewer tests" points, cost and linearizability). The verdict is
+``ClauseStat.verdict`` -- this module never upgrades one: a clause no step reached prints
+"not reached", never "held".
 
 Two renderings of the same rows: a rich ``Table`` for the terminal and plain text (for
 ``report.txt``, pytest failure messages and a terminal that is not a TTY).
