@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from schedcheck.harness.result import NOT_REACHED, RunResult
+from schedcheck.harness.result import NOT_REACHED, Counterexample, RunResult
 
 __all__ = ["MAX_ROUNDS", "keep_going", "merge_rounds"]
 
@@ -31,20 +31,19 @@ Round = Callable[[frozenset[str]], RunResult]
 
 def keep_going(run: Round, *, set_aside: frozenset[str] = frozenset(),
                max_rounds: int = MAX_ROUNDS) -> RunResult:
-    """``run(set_aside)`` -> one round's RunResult, until a round finds no new broken clause
+    """``run(set_aside)`` -> one round's RunResult, until a round finds no counterexample
     (or ``max_rounds``); the rounds merged by :func:`merge_rounds`."""
     aside = set(set_aside)
     rounds: list[RunResult] = []
     while True:
         result = run(frozenset(aside))
         rounds.append(result)
-        new = {cid for cid in result.seen_broken if cid not in aside}
-        cx = result.counterexample
-        if cx is not None and cx.clause not in aside:
-            new.add(cx.clause)
-        if not new:
+        cx = result.counterexample  # a set-aside clause never makes one
+        if cx is None:
             return merge_rounds(rounds, set_aside, out_of_rounds=False)
-        aside |= new
+        # only the clause shrunk this round is set aside: any other seen broken on the way
+        # is searched (and shrunk) by a later round
+        aside.add(cx.clause)
         if len(rounds) >= max_rounds:
             return merge_rounds(rounds, set_aside, out_of_rounds=True)
 
@@ -75,7 +74,7 @@ def merge_rounds(rounds: list[RunResult], set_aside: frozenset[str] = frozenset(
         stat.why = next((s.why for s in stats if s.why), "")
         stat.verdict_override = stats[-1].verdict_override
         stat.broken = any(s.broken for s in stats)
-    shrunk: dict[str, object] = {}
+    shrunk: dict[str, Counterexample] = {}
     for part in rounds:  # each round's shrunk counterexample is of a clause not yet set aside
         cx = part.counterexample
         if cx is not None and cx.clause not in shrunk:

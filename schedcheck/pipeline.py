@@ -135,7 +135,10 @@ def check(
         if result is None:
             result = RunResult.fresh(entry.name, target_name or _name(factory))
         kwargs = {"n": cost_n} if cost_n is not None else {}
-        fold_scaling(result, run_scaling(entry, factory, **kwargs))
+        if suite and levels:  # a target already caught misbehaving: its timed run is guarded
+            _guarded_scaling(entry, factory, result, kwargs)
+        else:
+            fold_scaling(result, run_scaling(entry, factory, **kwargs))
     if rounds and not found() and graded:
         say(f"concurrent rounds: {label}")
         with show(f"{label} (concurrent rounds)", shown_total) as progress:
@@ -159,6 +162,30 @@ def check(
 
         explain_stages(entry, result, cost=cost, rounds=rounds)
     return result
+
+
+#: The longest the guarded scaling run may take (it judges cost as a ratio, never seconds).
+SCALING_SECONDS = 120.0
+
+
+def _guarded_scaling(entry: System, factory: Callable[..., Any], result: RunResult,
+                     kwargs: dict[str, Any]) -> None:
+    """The scaling clause under the guards; a hang or a crash leaves it not reached, saying
+    so (the suite judges misbehaviour; a timed run only measures cost)."""
+    from schedcheck.harness import guard
+
+    why = ""
+    with guard.guarded(seconds=SCALING_SECONDS):
+        try:
+            scaling = guard.call_limited(run_scaling, entry, factory, **kwargs)
+        except guard.StepTimeout:
+            why = f"not reached: the timed run did not finish within {SCALING_SECONDS:g} s"
+        except Exception as exc:
+            why = f"not reached: the timed run raised {type(exc).__name__}: {exc}"
+    if why:
+        result.stats[entry.cost_clause].why = why
+    else:
+        fold_scaling(result, scaling)
 
 
 def _contract_graded(result: RunResult | None) -> bool:

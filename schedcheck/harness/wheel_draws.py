@@ -75,6 +75,9 @@ def record_unsupported(result: RunResult, support: Support) -> None:
     for part in caps.missing():
         if part not in result.unsupported:
             result.unsupported.append(f"{part} ({how})")
+    if caps.max_delay is not None:  # deadlines far ahead (many rotations) are part of W-T1
+        result.unsupported_clause("W-T1", f"delays beyond {caps.max_delay} (a bounded "
+                                          f"horizon, {how})")
     if not caps.validates_args:
         result.unsupported_clause("W6", f"TypeError/ValueError for malformed arguments ({how})")
     if not caps.counts_pending:

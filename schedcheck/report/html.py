@@ -49,7 +49,8 @@ th, td { border: 1px solid #e1e1e1; padding: 4px 8px; text-align: left; vertical
 th { background: #f3f3f3; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .v-held { color: #1a7f37; font-weight: 600; } .v-broken { color: #cf222e; font-weight: 700; }
-.v-not-supported { color: #9a6700; } .v-not-reached { color: #888; } .v-partly-exercised { color: #1f6f8b; }
+.v-not-supported { color: #9a6700; } .v-not-reached { color: #888; }
+.v-partly-exercised { color: #1f6f8b; }
 .v-unknown { color: #8250df; }
 tr.broken td { background: #fff0f0; }
 pre { background: #f6f8fa; border: 1px solid #e1e1e1; padding: 10px; overflow-x: auto;
