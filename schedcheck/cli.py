@@ -2,8 +2,9 @@
 
 ::
 
-    schedcheck check scheduler TARGET [--examples N] [--seed S] [--profile P] [--threads]
-                                      [--no-shrink] [--no-cost] [--tolerance] [--out DIR] [--json]
+    schedcheck check scheduler TARGET [--level core|contract] [--examples N] [--seed S]
+                                      [--profile P] [--threads] [--no-shrink] [--no-cost]
+                                      [--tolerance] [--step-seconds S] [--out DIR] [--json]
     schedcheck check wheel TARGET ...
     schedcheck prove [...]          # the z3 lemmas (schedcheck.specs.prove, its own options)
     schedcheck zoo [--examples N] [--seed S] [--only NAME ...] [--system S] [--shrink] [--json]
@@ -12,9 +13,12 @@
                       [--no-shrink] [--json]
 
 ``check`` always runs with a seed (a random one when ``--seed`` is not given) and prints it in
-the "search again" command, so that every report can be reproduced. It runs the differential
-suite, then (unless ``--no-cost``) the scaling clause, then with ``--threads`` the concurrent
-rounds and, when the build has it, real-thread stress.
+the "search again" command, so that every report can be reproduced. It grades the core level,
+then the contract level (``--level`` picks one; ``schedcheck.levels``), each keeping going
+after a counterexample so that every broken clause gets its own (``schedcheck.keep_going``),
+then (unless ``--no-cost``) the scaling clause, then with ``--threads`` the concurrent rounds
+and, when the build has it, real-thread stress. Every call of the target has a time limit
+(``--step-seconds``): a hang is a verdict.
 
 Exit status: 0 every property held (every mutant killed, every lemma proved); 1 a
 counterexample was found (a mutant survived, a lemma failed); 2 the target or the arguments are

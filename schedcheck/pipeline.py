@@ -1,5 +1,9 @@
 """The check pipeline: suite -> scaling clause -> concurrent rounds -> real-thread stress.
 
+``schedcheck check`` asks for graded levels (``levels=True``): the suite stage is then the core
+and the contract level, each keep-going (``schedcheck.levels``), and the scaling clause runs,
+guarded, whenever the contract level was graded.
+
 :func:`check` is the one way a target is checked: ``schedcheck check``, ``schedcheck verify``,
 the pytest API and the zoo all call it, choosing the stages they need. Each stage after the
 first runs only while no counterexample has been found, and folds its verdicts into the same
@@ -165,7 +169,7 @@ def check(
 
 
 #: The longest the guarded scaling run may take (it judges cost as a ratio, never seconds).
-SCALING_SECONDS = 120.0
+SCALING_SECONDS = 30.0
 
 
 def _guarded_scaling(entry: System, factory: Callable[..., Any], result: RunResult,

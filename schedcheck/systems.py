@@ -121,7 +121,8 @@ def _wheel_core(factory: Factory, *, set_aside: frozenset[str] = frozenset(),
     from schedcheck.harness.wheel_suite import run_wheel_suite
 
     others = frozenset(cl.id for cl in c.WHEEL_CLAUSES if cl.id not in _WHEEL_CORE)
-    result = run_wheel_suite(factory, tolerance=True, set_aside=set_aside | others, **kwargs)
+    result = run_wheel_suite(factory, tolerance=True, set_aside=set_aside, level_aside=others,
+                             **kwargs)
     for cid in others:
         result.stats[cid].why = CONTRACT_ONLY
     # due ticks are the contract level's business: no tolerance notes about them here

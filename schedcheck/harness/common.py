@@ -86,6 +86,9 @@ __all__ = [
     "unshrunk_settings",
 ]
 
+#: How a crash of a target call reads in a step's ``actual`` (``outcomes.observe``).
+CRASHES = ("raises Hang[", "raises OutOfMemory[")
+
 #: ``progress(examples_done, steps, failures)`` -- called after every example (machine run).
 Progress = Callable[[int, int, int], None]
 
@@ -222,6 +225,9 @@ class SuiteMachine(RuleBasedStateMachine):
     #: clauses whose oracle is set aside for this run (keep-going grading, or another level's
     #: clauses): their divergences are not counterexamples (see :meth:`diverge`)
     set_aside: ClassVar[frozenset[str]] = frozenset()
+    #: the other level's clauses (the core level runs with the contract's set aside): set
+    #: aside too, except for a call that hung or ran out of memory -- a crash is never ignored
+    level_aside: ClassVar[frozenset[str]] = frozenset()
 
     def can_continue(self, clause: str) -> bool:
         """Whether this machine stays consistent when a divergence of ``clause`` is ignored
@@ -358,7 +364,8 @@ class SuiteMachine(RuleBasedStateMachine):
         :meth:`can_continue` past it, else the example ends as invalid (``hypothesis.reject``)
         -- either way the other clauses keep being checked.
         """
-        if clause in self.set_aside:
+        crashed = step is not None and step.actual.startswith(CRASHES)
+        if clause in self.set_aside or (clause in self.level_aside and not crashed):
             if self.can_continue(clause):
                 return
             hypothesis.reject()

@@ -214,6 +214,9 @@ class RunResult:
                 for part in self.levels
             ],
             "broken": [cx.clause for cx in self.all_counterexamples()],
+            # the other broken clauses' own counterexamples (the first is "counterexample")
+            "other_counterexamples": [dataclasses.asdict(cx)
+                                      for cx in self.all_counterexamples()[1:]],
             "counterexample": (
                 dataclasses.asdict(self.counterexample) if self.counterexample else None
             ),

@@ -86,6 +86,12 @@ def record_unsupported(result: RunResult, support: Support) -> None:
         for cid in ("W2", "W3", "W-T1"):
             result.unsupported_clause(cid, f"the contract's exact due ticks: it fires at the "
                                            f"deadline itself ({how})")
+    if caps.handles != "checked":
+        result.unsupported_clause("W4", f"refusing another wheel's handle: a handle cancels "
+                                        f"itself ({how})")
+    if caps.cancel == "none":
+        result.unsupported_clause("W4", f"cancel() saying whether it stopped the timer: it "
+                                        f"returns None ({how})")
     if caps.cancel == "missing":
         for cid in ("W4", "W-T3"):
             result.unsupported_clause(cid, f"cancel() ({how})")

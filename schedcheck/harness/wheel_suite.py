@@ -591,13 +591,15 @@ def run_wheel_suite(
     model_factory: Callable[..., Any] | None = None,
     shrink: bool = True,
     set_aside: frozenset[str] = frozenset(),
+    level_aside: frozenset[str] = frozenset(),
 ) -> RunResult:
     """Run the suite against ``factory``; a counterexample lands in ``RunResult.counterexample``.
 
     ``shrink=False`` keeps the first failing run as found (no Hypothesis shrink phase): a kill
     then costs a fraction of a second instead of the tens of seconds shrinking may take, at
     the price of a longer program (the zoo's choice). ``set_aside``: clauses whose oracle is
-    set aside (``SuiteMachine.set_aside``; keep-going grading and the core level).
+    set aside (``SuiteMachine.set_aside``; keep-going grading), ``level_aside`` the other level's
+    clauses (the core level), set aside except for a crash.
 
     Raises ``SchedcheckInternalError`` for a bug in schedcheck and
     ``wheel_fixtures.TargetUnusable`` (a ``ValueError``) when ``factory(1, 1)`` cannot build a
@@ -606,7 +608,7 @@ def run_wheel_suite(
     result = RunResult.fresh("wheel", target_name or getattr(factory, "__qualname__", "target"))
     machine = make_wheel_machine(factory, result=result, tolerance=tolerance,
                                  extra_bases=extra_bases, model_factory=model_factory)
-    machine.set_aside = frozenset(set_aside)
+    machine.set_aside, machine.level_aside = frozenset(set_aside), frozenset(level_aside)
     settings = suite_settings(examples=examples, profile=profile)
     if not shrink:
         settings = hypothesis.settings(

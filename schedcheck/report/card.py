@@ -68,8 +68,9 @@ def card_sections(result: RunResult) -> list[tuple[str, list[ClauseStat]]]:
     sections = []
     core = get(result.system).core_clauses
     for part in result.levels:
-        if part.level == "core":
-            sections.append((LEVEL_TITLES["core"], [part.stats[c] for c in core]))
+        if part.level == "core":  # its clauses, and any other a crash broke at this level
+            sections.append((LEVEL_TITLES["core"], [
+                s for cid, s in part.stats.items() if cid in core or s.verdict == BROKEN]))
         else:
             sections.append((LEVEL_TITLES.get(part.level, part.level),
                              list(result.stats.values())))
