@@ -93,6 +93,21 @@ class Wheel(HashedTimingWheel):
         return fired
 '''
 
+TWO_BUGS_SCHEDULER = '''\
+from schedcheck.impl import Scheduler as _Base
+
+
+class Scheduler(_Base):
+    """Two independent bugs: one slot more than max_concurrency, and fail() releases the
+    dependents (it completes the task)."""
+
+    def __init__(self, max_concurrency):
+        super().__init__(max_concurrency + 1)
+
+    def fail(self, task_id, generation, error=None):
+        return self.complete(task_id, generation)
+'''
+
 NO_COMPLETE = '''\
 class Scheduler:
     def __init__(self, max_concurrency):
@@ -133,6 +148,18 @@ def test_two_independent_bugs_are_both_listed_each_with_its_own_counterexample(
         assert f"clause broken: {clause}" in steps
         assert (out / clause / "replay.py").exists() and (out / clause / "lanes.dot").exists()
     assert _verdicts(out)["W-INV-LATE"] == "held"
+
+
+def test_a_scheduler_over_its_limit_that_releases_dependents_on_failure_lists_both(
+        tmp_path: Path) -> None:
+    (tmp_path / "two_bugs.py").write_text(TWO_BUGS_SCHEDULER)
+    run = _check(tmp_path, "scheduler", "two_bugs.py:Scheduler", "--level", "core",
+                 "--examples", "40", "--seed", "1", "--no-shrink", "--out", "out")
+    assert run.returncode == 1, run.stdout + run.stderr
+    broken = sorted(ln[2:].split()[0] for ln in run.stdout.splitlines() if ln.startswith("!!"))
+    assert broken == ["S-CLAIM-ONCE", "S5"]
+    for clause in broken:
+        assert f"clause broken: {clause}" in (tmp_path / "out" / clause / "steps.txt").read_text()
 
 
 def test_a_hanging_target_is_a_verdict_not_a_stuck_run(tmp_path: Path) -> None:
