@@ -122,10 +122,15 @@ def cmd_check(args: argparse.Namespace) -> int:
         target = load_target(args.target)
     except TargetError as exc:
         return _unusable(str(exc))
-    why = pipeline.probe_construct(system, target.factory,
-                                   operations=system.core_operations or None)
+    # the core level needs fewer methods than the contract level; --level contract needs all
+    needs = None if args.level == "contract" else system.core_operations or None
+    why = pipeline.probe_construct(system, target.factory, operations=needs)
     if why is not None:
-        return _unusable(f"target {args.target!r} is unusable: {why}")
+        hint = (" (the core level needs only "
+                f"{', '.join(system.core_operations)}: try --level core)"
+                if args.level == "contract" and pipeline.probe_construct(
+                    system, target.factory, operations=system.core_operations) is None else "")
+        return _unusable(f"target {args.target!r} is unusable: {why}{hint}")
     show_progress = not args.json and sys.stderr.isatty()
     # Always a seed, so that the report's "search again" command reproduces this very run.
     seed = args.seed if args.seed is not None else random.randrange(1 << 32)

@@ -215,3 +215,6 @@ def test_correct_corpus_targets_exit_0_with_design_differences_not_supported(
     verdicts = _verdicts(tmp_path / "sched")
     assert verdicts["S-CLAIM-DEPS"] == "held" and verdicts["S8"] == "not supported"
     assert "the target lacks close(), info()" in run.stdout
+    run = _check(tmp_path, "scheduler", f"{CORPUS}/graphlib_stdlib.py:StdlibGraphlib",
+                 "--level", "contract")  # nothing of that level can be checked: no pass
+    assert run.returncode == 2 and "close, info" in run.stderr and "--level core" in run.stderr
