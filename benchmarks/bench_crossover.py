@@ -215,7 +215,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).parent))
     from bench_wheel import ObjectHeapTimers
-
     from schedcheck.impl import HashedTimingWheel
 
     n = 5_000 if args.quick else 20_000
