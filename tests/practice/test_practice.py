@@ -15,10 +15,10 @@ from schedcheck import impl
 from schedcheck.cli import main
 from schedcheck.practice.grading import FAIL, PASS, TALK, render_card
 from schedcheck.practice.items import grade, items_for
+from schedcheck.practice.seed_answers import SeedScheduler, SeedWheel
 from schedcheck.practice.seed_map import load_seed_map
 from schedcheck.practice.skeleton import write_practice
 from schedcheck.zoo.catalogue import get
-from tests.practice.seed_answers import SeedScheduler, SeedWheel
 
 ROOT = Path(__file__).resolve().parents[2]
 
