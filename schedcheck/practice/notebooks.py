@@ -30,7 +30,7 @@ def execute(path: Path, *, timeout: int = 120) -> Any:
     import nbformat
     from nbclient import NotebookClient
 
-    nb = nbformat.read(path, as_version=4)
+    nb = nbformat.read(path, as_version=4)  # type: ignore[no-untyped-call]
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=False,
                             record_timing=False,
                             resources={"metadata": {"path": str(path.parent)}})
@@ -45,7 +45,7 @@ def refresh(paths: list[Path], *, timeout: int = 300) -> None:
     for path in paths:
         nb = execute(path, timeout=timeout)
         nb.metadata.pop("widgets", None)
-        nbformat.write(nb, path)
+        nbformat.write(nb, path)  # type: ignore[no-untyped-call]
         print(f"refreshed {path}")
 
 
