@@ -1,4 +1,4 @@
-"""WheelTimer: the real-time shell around a timing wheel (CONTRACT.md Part 2, "the real-time side").
+"""WheelTimer: the real-time shell around a timing wheel (specs/wheel.md, decisions 4, 6 and 7).
 
 Pieces, each small:
 

@@ -348,8 +348,10 @@ def _items() -> tuple[Item, ...]:
                   [S("schedule", 15), S("schedule", 45), S("advance", 100),
                    S("advance", 100), S("advance", 100)]), exact=True)),
         Item("W-F3", "F", "cancel's answer is the linearization point: True once, else False",
-             "cancel returns True only if it stopped a live timer; after firing or a first "
-             "cancel it returns False", _check(
+             "the text asks for the cancel's linearization point: cancel must answer whether "
+             "it stopped the timer (True, once) or came too late (False after the timer fired "
+             "or a first cancel) -- setting a flag and returning nothing leaves the caller "
+             "unable to tell", _check(
                  (TICK, SIZE, _PLAIN, [S("schedule", 20), S("schedule", 40), S("cancel", 1),
                                        S("cancel", 1), *_every_tick(30), S("cancel", 0)]),
                  strict=True)),

@@ -43,7 +43,9 @@ def check(answer: Any, section: str | None = None, *, system: str | None = None,
     if show:
         graded = [r for r in card.results if r.status in (PASS, FAIL)]
         if graded and all(r.status == FAIL and r.miss is not None
-                          and "NotImplementedError" in r.miss.message for r in graded):
+                          and "NotImplementedError" in " ".join([r.miss.message,
+                                                                 *r.miss.steps])
+                          for r in graded):
             print(f"{card.target}: not attempted yet -- every method raises "
                   "NotImplementedError. The items of this section:")
             for r in card.results:
