@@ -339,8 +339,9 @@ def _items() -> tuple[Item, ...]:
                                        S("advance", 400)]))),
         Item("W-F1", "F", "why not a min-heap?",
              "a heap keeps exact order at O(log n) per insert/delete; a wheel trades precision "
-             "for O(1) placement and removal; choose by error tolerance and operation mix",
-             None),
+             "for O(1) placement and removal; choose by error tolerance and operation mix "
+             "(measured: benchmarks/bench_crossover.py -- the wheel wins short horizons, the "
+             "heap past a crossover)", None),
         Item("W-F2", "F", "a stalled tick thread: bounded catch-up (max_catchup_ticks)",
              "process at most max_catchup_ticks ticks per advance and report the lag; the "
              "next advance(now) continues", _check(

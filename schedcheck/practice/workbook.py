@@ -76,14 +76,23 @@ def raised(expected: type[BaseException] | tuple[type[BaseException], ...],
 
 
 def z3_rows(*names: str) -> list[Any]:
-    """Check the named rows of ``schedcheck prove`` now and print them as it does."""
-    from schedcheck.specs.prove import _plain, run_all
+    """Check the named rows of ``schedcheck prove`` now and print them as it does (without
+    the solver's seconds, so that a stored notebook does not change from run to run)."""
+    from schedcheck.specs.prove import _bound, run_all
 
     results = run_all(only=list(names))
     missing = set(names) - {r.name for r in results}
     if missing:
         raise ValueError(f"no such row in schedcheck prove: {sorted(missing)}")
-    _plain(results, print)
+    width = max(len(r.name) for r in results)
+    print(f"{'lemma':<{width}}  {'kind':<8}  {'status':<10}  {'bound':<12}  says")
+    for r in results:
+        print(f"{r.name:<{width}}  {r.kind:<8}  {r.status:<10}  {_bound(r):<12}  {r.says}")
+    for r in results:
+        if r.counterexample and (r.kind == "mutation" or not r.ok):
+            print(f"\n== {r.name}: {r.status}\n{r.counterexample}")
+    if not all(r.ok for r in results):
+        raise AssertionError(f"not as expected: {[r.name for r in results if not r.ok]}")
     return results
 
 

@@ -53,3 +53,15 @@ def test_an_untouched_skeleton_gets_the_list_of_items(capsys: pytest.CaptureFixt
     out = capsys.readouterr().out
     assert "not attempted yet" in out and "S-M4" in out and "what happened" not in out
     assert "S-M4" in card.failed
+
+
+def test_z3_rows_prints_the_rows_and_refuses_a_name_that_is_not_one(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from schedcheck.practice.workbook import z3_rows
+
+    rows = z3_rows("wheel-placement", "mut-forgot-remaining-rounds")
+    assert [r.ok for r in rows] == [True, True]
+    out = capsys.readouterr().out
+    assert "proved" in out and "refuted" in out and "== mut-forgot-remaining-rounds" in out
+    with pytest.raises(ValueError, match="no-such-row"):
+        z3_rows("no-such-row")
