@@ -45,8 +45,23 @@ def refresh(paths: list[Path], *, timeout: int = 300) -> None:
     for path in paths:
         nb = execute(path, timeout=timeout)
         nb.metadata.pop("widgets", None)
+        for cell in nb.cells:  # one stream output per run of prints, however it was flushed
+            if cell.cell_type == "code":
+                cell.outputs = _merge_streams(cell.outputs)
         nbformat.write(nb, path)  # type: ignore[no-untyped-call]
         print(f"refreshed {path}")
+
+
+def _merge_streams(outputs: list[Any]) -> list[Any]:
+    merged: list[Any] = []
+    for out in outputs:
+        prev = merged[-1] if merged else None
+        if (out.get("output_type") == "stream" and prev is not None
+                and prev.get("output_type") == "stream" and prev.get("name") == out.get("name")):
+            prev["text"] = "".join(prev["text"]) + "".join(out["text"])
+        else:
+            merged.append(out)
+    return merged
 
 
 def main(argv: list[str] | None = None) -> int:
