@@ -280,6 +280,11 @@ class Metrics:
     lag_ticks: int = 0  #: ticks still behind after the last step
     max_lag_ticks: int = 0  #: the largest lag seen before a step
     clock_regressions: int = 0  #: clock readings below the previous one (held, not applied)
+    ticks_scanned: int = 0  #: ticks (buckets) the wheel processed
+    scan_ns: int = 0  #: time spent inside wheel.advance (bucket scans), perf_counter ns
+    executor_queue: int = 0  #: callbacks waiting in the executor's queue now
+    request_queue: int = 0  #: schedule/cancel requests waiting for the tick thread (queued)
+    max_request_queue: int = 0  #: the deepest the request queue has been (queued driver)
     #: lateness (fire time - deadline, ns) by power-of-two bucket: key b counts lateness in
     #: [2**(b-1), 2**b) ns; key 0 counts lateness <= 0
     lateness: dict[int, int] = field(default_factory=dict)
@@ -368,6 +373,7 @@ class WheelTimer:
         m.callback_failures = self._executor.failures
         m.rejected += self._executor.rejected
         m.dropped = self._executor.dropped
+        m.executor_queue = self._executor.queued()
         return m
 
     def stop(self, timeout: float | None = None) -> list[Any]:
@@ -439,8 +445,11 @@ class WheelTimer:
             lag_before = self._wheel.lag_ticks() + now // self._tick_ns - self._last_now_tick
             self._last_now_tick = now // self._tick_ns
             m.max_lag_ticks = max(m.max_lag_ticks, lag_before)
+            started = time.perf_counter_ns()
             fired = self._wheel.advance(now)
+            m.scan_ns += time.perf_counter_ns() - started
             lag_after = self._wheel.lag_ticks()
+            m.ticks_scanned += lag_before - lag_after
             m.lag_ticks = lag_after
             m.catchup_ticks += max(0, lag_before - lag_after - 1)
             m.fired += len(fired)

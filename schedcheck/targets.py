@@ -96,7 +96,9 @@ def _load_file(spec: str, where: str) -> Any:
     if not path.is_file():
         raise TargetError(spec, f"{str(path)!r} is not a file")
     path = path.resolve()
-    digest = hashlib.sha1(str(path).encode()).hexdigest()[:10]
+    # the path and the content: a file edited since it was loaded (a learner filling in a
+    # skeleton, in one notebook or REPL session) is loaded afresh, not served from the cache
+    digest = hashlib.sha1(str(path).encode() + b"\0" + path.read_bytes()).hexdigest()[:10]
     module_name = f"_schedcheck_target_{path.stem}_{digest}"
     if module_name in sys.modules:
         return sys.modules[module_name]

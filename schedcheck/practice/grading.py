@@ -77,6 +77,11 @@ class Card:
     def passed(self) -> list[str]:
         return [r.item.id for r in self.results if r.status == PASS]
 
+    def __repr__(self) -> str:  # short: a notebook shows it under every check() cell
+        failed = self.failed
+        return (f"<Card {self.system} {self.target}: {len(self.passed)} held, "
+                f"{len(failed)} failed{': ' + ', '.join(failed) if failed else ''}>")
+
 
 def grade_items(items: Sequence[Item], target: Any, *, system: str, name: str,
                 cost: bool = True) -> Card:

@@ -321,7 +321,8 @@ ITEMS: tuple[Item, ...] = (
                                   S("complete", "a", 2)]))),
     Item("S-F1", "F", "a graph too large for memory",
          "persist tasks and edges, keep only the active window and cursors in memory, claim "
-         "by conditional write or lease with the generation in the condition", None),
+         "by conditional write or lease with the generation in the condition (worked out in "
+         "specs/large-graphs.md, with a tested sketch: schedcheck.impl.disk_scheduler)", None),
     Item("S-F2", "F", "a failed branch continues: optional edges (extension)",
          "label edges required or optional; READY once the required deps succeeded and the "
          "optional ones are terminal in any state", _needs("optional")(_scenarios(
@@ -340,10 +341,12 @@ ITEMS: tuple[Item, ...] = (
                   S("submit", "u", []), S("cancel", "s"), _START, S("ready")]))),
     Item("S-F5", "F", "several worker processes",
          "claim with an atomic conditional update or lease that includes the generation; "
-         "leases expire, so functions must be idempotent", None),
+         "leases expire, so functions must be idempotent (DiskScheduler.expire_leases: the "
+         "late report of an expired claim is STALE)", None),
     Item("S-F6", "F", "observability signals",
          "count cycles, blocked tasks, ready wait, run time, claim conflicts, duplicate "
-         "callbacks, per-edge propagation latency; segment by task type and tenant", None),
+         "callbacks, per-edge propagation latency; segment by task type and tenant (each one: "
+         "Scheduler.metrics() and schedcheck.impl.observability)", None),
     Item("S-F7", "F", "no task is claimed twice",
          "check the state, take the slot and write RUNNING in one critical section; a "
          "repeated ready() never returns the same (id, generation)", _scenarios(

@@ -339,8 +339,9 @@ def _items() -> tuple[Item, ...]:
                                        S("advance", 400)]))),
         Item("W-F1", "F", "why not a min-heap?",
              "a heap keeps exact order at O(log n) per insert/delete; a wheel trades precision "
-             "for O(1) placement and removal; choose by error tolerance and operation mix",
-             None),
+             "for O(1) placement and removal; choose by error tolerance and operation mix "
+             "(measured: benchmarks/bench_crossover.py -- the wheel wins short horizons, the "
+             "heap past a crossover)", None),
         Item("W-F2", "F", "a stalled tick thread: bounded catch-up (max_catchup_ticks)",
              "process at most max_catchup_ticks ticks per advance and report the lag; the "
              "next advance(now) continues", _check(
@@ -348,8 +349,10 @@ def _items() -> tuple[Item, ...]:
                   [S("schedule", 15), S("schedule", 45), S("advance", 100),
                    S("advance", 100), S("advance", 100)]), exact=True)),
         Item("W-F3", "F", "cancel's answer is the linearization point: True once, else False",
-             "cancel returns True only if it stopped a live timer; after firing or a first "
-             "cancel it returns False", _check(
+             "the text asks for the cancel's linearization point: cancel must answer whether "
+             "it stopped the timer (True, once) or came too late (False after the timer fired "
+             "or a first cancel) -- setting a flag and returning nothing leaves the caller "
+             "unable to tell", _check(
                  (TICK, SIZE, _PLAIN, [S("schedule", 20), S("schedule", 40), S("cancel", 1),
                                        S("cancel", 1), *_every_tick(30), S("cancel", 0)]),
                  strict=True)),

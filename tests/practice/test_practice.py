@@ -15,10 +15,10 @@ from schedcheck import impl
 from schedcheck.cli import main
 from schedcheck.practice.grading import FAIL, PASS, TALK, render_card
 from schedcheck.practice.items import grade, items_for
+from schedcheck.practice.seed_answers import SeedScheduler, SeedWheel
 from schedcheck.practice.seed_map import load_seed_map
 from schedcheck.practice.skeleton import write_practice
 from schedcheck.zoo.catalogue import get
-from tests.practice.seed_answers import SeedScheduler, SeedWheel
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -160,3 +160,16 @@ def test_a_failed_item_on_the_card_is_graded_independently_of_the_others() -> No
     statuses = {r.item.id: r.status for r in card.results}
     assert statuses["W-M5"] == FAIL and statuses["W-T4"] == FAIL
     assert statuses["W-M2"] == PASS and statuses["W-F4"] == PASS
+
+
+def test_a_skeleton_graded_then_filled_in_is_graded_afresh(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """What a learner does in one session (a notebook, a REPL): grade, fill in, grade again."""
+    write_practice("wheel", tmp_path)
+    target = f"{tmp_path}/wheel.py:TimingWheel"
+    assert main(["grade", target, "--no-cost"]) == 1
+    (tmp_path / "wheel.py").write_text(
+        "from schedcheck.impl import HashedTimingWheel as TimingWheel  # noqa: F401\n")
+    capsys.readouterr()
+    assert main(["grade", target, "--no-cost"]) == 0
+    assert " 0 failed" in capsys.readouterr().out.replace("\n0 failed", " 0 failed")

@@ -160,7 +160,7 @@ class SeedScheduler:
         if self.closed:
             return []
         free = self.max_concurrency - self.running
-        out = []
+        out: list[tuple[Any, int]] = []
         for task_id, t in sorted(self.tasks.items(), key=lambda kv: kv[1]["seq"]):
             if len(out) >= free:
                 break
@@ -229,4 +229,6 @@ class SeedScheduler:
                 t["state"] = "cancelled"
 
     def state(self, task_id: Any) -> str:
-        return self._state(task_id) if task_id in self.tasks else self.tasks[task_id]
+        if task_id not in self.tasks:
+            raise KeyError(task_id)  # the text names no error for an unknown id
+        return self._state(task_id)

@@ -1,0 +1,147 @@
+"""The producer-queue wheel: the same wheel suite as the bundled wheels, on the queue's core and
+on the threaded timer (through a fake-clock adapter); a queue drained in the wrong order is
+caught; producers on several threads only queue, and every ticket has exactly one outcome."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+from schedcheck.impl.driver import BoundedExecutor, FakeClock
+from schedcheck.impl.queued_driver import QueuedWheel, QueuedWheelTimer, Ticket
+
+from schedcheck.contract import require_int
+from schedcheck.harness.result import HELD
+from schedcheck.harness.wheel_suite import run_wheel_suite
+
+EXACT = ("W1", "W2", "W3", "W4", "W5", "W6", "W-INV-EARLY", "W-INV-ONCE", "W-INV-LATE",
+         "W-INV-PENDING", "W-T1", "W-T2", "W-T3", "W-T4")
+
+
+def test_the_queued_wheel_holds_every_clause_of_the_wheel_suite() -> None:
+    result = run_wheel_suite(QueuedWheel, target_name="QueuedWheel", seed=1)
+    assert result.counterexample is None, result.counterexample.message
+    verdicts = {cid: s.verdict for cid, s in result.stats.items()}
+    assert {c: verdicts[c] for c in EXACT} == dict.fromkeys(EXACT, HELD)
+    assert result.unsupported == []
+
+
+class NewestFirstQueuedWheel(QueuedWheel):
+    """Drains the producer queue as a stack: timers due on one tick fire out of order."""
+
+    def drain(self) -> int:
+        self._requests.reverse()
+        return super().drain()
+
+
+def test_a_queue_drained_newest_first_is_caught_by_the_suite() -> None:
+    result = run_wheel_suite(NewestFirstQueuedWheel, seed=1, shrink=False)
+    assert result.counterexample is not None
+    assert result.counterexample.clause in {"W-T2", "W5", "W-T1", "W2", "W3"}  # an order
+
+
+class ThreadedQueuedTimer:
+    """The threaded timer behind the contract's interface: time is a FakeClock that
+    ``advance`` moves; the tick thread reacts (``wait_idle``) and the executor (no workers)
+    runs the fired callbacks here, so ``advance`` returns what fired, in firing order."""
+
+    def __init__(self, tick: int, wheel_size: int, *, start: int = 0,
+                 max_pending: int | None = None) -> None:
+        self.clock = FakeClock(start)
+        self.executor = BoundedExecutor(workers=0, capacity=1 << 20)
+        self.timer = QueuedWheelTimer(tick, wheel_size, clock=self.clock,
+                                      executor=self.executor, max_pending=max_pending)
+        self.fired: list[Ticket] = []
+        self.clock.wait_idle()
+
+    def schedule(self, deadline: int, callback: Any) -> Ticket:
+        box: list[Ticket] = []
+        if not callable(callback):  # the timer checks it; wrapping would hide it
+            return self.timer.schedule(deadline, callback)
+        ticket = self.timer.schedule(deadline, lambda: self.fired.append(box[0]))
+        box.append(ticket)
+        return ticket
+
+    def schedule_after(self, delay: int, callback: Any) -> Ticket:
+        require_int(delay, "delay")
+        return self.schedule(self.clock.now_ns() + delay, callback)
+
+    def cancel(self, handle: Any) -> bool:
+        return self.timer.cancel(handle)
+
+    def advance(self, now: int) -> list[Ticket]:
+        require_int(now, "now")
+        self.clock.set(now)  # ValueError for an earlier now, nothing changed
+        self.clock.wait_idle()
+        self.executor.run_queued()
+        fired, self.fired = self.fired, []
+        return fired
+
+    def pending(self) -> int:
+        return self.timer.pending()
+
+
+def test_the_threaded_queued_timer_holds_the_wheel_suite_through_a_fake_clock() -> None:
+    result = run_wheel_suite(ThreadedQueuedTimer, target_name="ThreadedQueuedTimer", seed=2,
+                             examples=40)
+    assert result.counterexample is None, result.counterexample.message
+    verdicts = {cid: s.verdict for cid, s in result.stats.items()}
+    for cid in ("W2", "W4", "W5", "W-INV-EARLY", "W-INV-ONCE", "W-INV-LATE", "W-INV-PENDING",
+                "W-T1", "W-T2", "W-T3"):
+        assert verdicts[cid] == HELD, (cid, verdicts[cid])
+
+
+def test_producers_on_four_threads_only_queue_and_each_ticket_has_one_outcome() -> None:
+    clock = FakeClock(0)
+    executor = BoundedExecutor(workers=0, capacity=1 << 16)
+    timer = QueuedWheelTimer(10, 8, clock=clock, executor=executor)
+    ran: list[int] = []
+    outcomes: dict[int, bool] = {}
+    lock = threading.Lock()
+    barrier = threading.Barrier(4)
+
+    def producer(p: int) -> None:
+        barrier.wait()
+        for i in range(200):
+            n = p * 1000 + i
+            ticket = timer.schedule(10 + (n * 7) % 300, lambda n=n: ran.append(n))
+            if i % 3 == 0:
+                with lock:
+                    outcomes[n] = timer.cancel(ticket)
+            else:
+                with lock:
+                    outcomes[n] = False
+
+    threads = [threading.Thread(target=producer, args=(p,)) for p in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    clock.wait_idle()
+    for now in range(0, 400, 10):
+        clock.set(now)
+        clock.wait_idle()
+    executor.run_queued()
+    m = timer.metrics()
+    assert timer.stop() == []
+    cancelled = {n for n, c in outcomes.items() if c}
+    assert len(cancelled) == 4 * 67  # every cancel was of a pending timer, so each won
+    assert sorted(ran) == sorted(set(outcomes) - cancelled)  # the rest fired, each once
+    assert m.scheduled == 800 and m.cancelled == len(cancelled) and m.fired == len(ran)
+    assert m.request_queue == 0 and m.max_request_queue >= 1
+    assert m.ticks_scanned == 40  # ticks 0..39, one bucket visit each
+
+
+def test_a_cancel_that_loses_to_the_tick_thread_is_refused_and_one_that_wins_never_runs(
+        ) -> None:
+    wheel = QueuedWheel(10, 4)
+    won = wheel.schedule(15, lambda: None)
+    assert wheel.cancel(won) and not wheel.cancel(won)  # decided at once, unlinked later
+    late = wheel.schedule(15, lambda: None)
+    assert wheel.queued() == 3  # two schedules and one unlink, nothing applied yet
+    assert wheel.advance(20) == [late] and late.fired and not won.fired
+    assert not wheel.cancel(late) and wheel.pending() == 0
+    with pytest.raises(TypeError, match="Ticket"):
+        wheel.cancel(object())  # type: ignore[arg-type]
+    assert QueuedWheel(10, 4).cancel(late) is False  # another wheel's ticket
