@@ -71,3 +71,21 @@ def cycle_counterexample() -> Counterexample:
     cx.clause = "S2"
     cx.snapshot = {"cycle": ["'a'", "'b'", "'a'"], "edges": [["'a'", "'b'"], ["'c'", "'a'"]]}
     return cx
+
+
+def database_env() -> dict[str, str]:
+    """The environment for a child process that must use Hypothesis's example database.
+
+    Hypothesis loads its own ``ci`` settings profile (``database=None``) when it sees a CI
+    variable such as ``CI``; a user's CI does the same, so the child runs without those
+    variables and keeps schedcheck's profile explicitly instead. pytest-xdist's variables are
+    dropped so that the child is a plain pytest run."""
+    import os
+
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("PYTEST_XDIST") and k not in ("CI", "TF_BUILD", "GITHUB_ACTIONS",
+                                                             "CODEBUILD_BUILD_ID", "BUILDKITE",
+                                                             "CIRCLECI", "GITLAB_CI")}
+    if "CI" in os.environ:
+        env.setdefault("SCHEDCHECK_PROFILE", "ci")
+    return env

@@ -8,7 +8,6 @@ another machine would be, replays it as its very first example and searches no f
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import socket
@@ -22,6 +21,7 @@ import pytest
 
 from schedcheck import fuzz
 from schedcheck.cli import main
+from tests.toolkit.fakes import database_env
 
 OFF_BY_ONE = '''\
 from schedcheck.impl import Scheduler
@@ -68,7 +68,7 @@ def redis_url(tmp_path: Path) -> Iterator[str]:
 def _campaign(folder: Path, url: str) -> subprocess.CompletedProcess[str]:
     folder.mkdir()
     (folder / "buggy.py").write_text(OFF_BY_ONE)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
+    env = database_env()
     return subprocess.run(
         [sys.executable, "-m", "schedcheck.cli", "fuzz", "scheduler", "buggy.py:OffByOne",
          "--redis", url, "--workers", "1", "--engine", "hypofuzz", "--out", "out"],

@@ -9,13 +9,13 @@ in which phase it failed). The plugin's ``--schedcheck-scheduler`` needs no test
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import schedcheck
+from tests.toolkit.fakes import database_env
 
 USER_TESTS = '''\
 from hypothesis import Phase, settings
@@ -82,7 +82,7 @@ def _pytest(folder: Path, *args: str) -> str:
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
          "--hypothesis-show-statistics", f"--basetemp={folder / 'base'}", *args],
         cwd=folder, capture_output=True, text=True, timeout=300,
-        env={k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")},
+        env=database_env(),
     )
     out = run.stdout + run.stderr
     assert run.returncode == 1, out
