@@ -2,7 +2,8 @@
 
 ::
 
-    schedcheck check scheduler TARGET [--examples N] [--seed S] [--profile P] [--threads]
+    schedcheck check scheduler TARGET [--budget SECONDS | --examples N] [--seed S] [--profile P]
+                                      [--threads]
                                       [--no-shrink] [--no-cost] [--tolerance] [--out DIR] [--json]
     schedcheck check wheel TARGET ...
     schedcheck prove [...]          # the z3 lemmas (schedcheck.specs.prove, its own options)
@@ -13,8 +14,10 @@
 
 ``check`` always runs with a seed (a random one when ``--seed`` is not given) and prints it in
 the "search again" command, so that every report can be reproduced. It runs the differential
-suite, then (unless ``--no-cost``) the scaling clause, then with ``--threads`` the concurrent
-rounds and, when the build has it, real-thread stress.
+suite as a budgeted search (``schedcheck.harness.search``: ``--budget`` seconds, default 25,
+or ``--examples`` examples; it stops at the first counterexample and minimises it), then
+(unless ``--no-cost``) the scaling clause, then with ``--threads`` the concurrent rounds and,
+when the build has it, real-thread stress.
 
 Exit status: 0 every property held (every mutant killed, every lemma proved); 1 a
 counterexample was found (a mutant survived, a lemma failed); 2 the target or the arguments are
@@ -79,19 +82,6 @@ def progress_display(label: str, total: int | None, enabled: bool) -> Iterator[P
         yield update
 
 
-def _profile_examples(profile: str | None, examples: int | None) -> int | None:
-    if examples is not None:
-        return examples
-    try:
-        from schedcheck import profiles
-
-        name = profile or profiles.default_profile()
-        value = profiles.PROFILES[name]["max_examples"]
-        return int(value) if isinstance(value, int) else None
-    except (KeyError, ValueError):
-        return None
-
-
 def _unusable(message: str) -> int:
     _err_console().print(f"[bold red]schedcheck:[/] {message}", markup=True, highlight=False,
                          soft_wrap=True)
@@ -131,9 +121,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         with logs:
             result = pipeline.check(
                 system, target.factory, target_name=args.target, examples=args.examples,
-                seed=seed, profile=args.profile, shrink=not args.no_shrink,
+                seed=seed, profile=args.profile, shrink=not args.no_shrink, search=True,
+                budget=args.budget,
                 tolerance=args.tolerance, cost=not args.no_cost, rounds=args.threads,
-                stress=args.threads, total=_profile_examples(args.profile, args.examples),
+                stress=args.threads, total=args.examples,
                 bar=lambda label, total: progress_display(label, total, show_progress),
                 status=say)
     except pipeline.Unusable as exc:
@@ -347,8 +338,11 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("target", metavar="TARGET",
                        help="module:attr or path/to/file.py:attr, called as the system's "
                             "constructor")
+    check.add_argument("--budget", type=float, metavar="SECONDS",
+                       help="search for SECONDS (default 25 without --examples; the search "
+                            "stops at the first counterexample)")
     check.add_argument("--examples", type=positive_int, metavar="N",
-                       help="examples (machine runs) to try, >= 1 (default: the profile's)")
+                       help="search N examples (machine runs), >= 1, instead of a time budget")
     check.add_argument("--seed", type=int, metavar="S",
                        help=_SEED_HELP % "a random one, printed in the report")
     check.add_argument("--profile", choices=("ci", "dev", "thorough"),
@@ -356,7 +350,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--threads", action="store_true",
                        help="also run the concurrent rounds (linearizability)")
     check.add_argument("--no-shrink", action="store_true",
-                       help="report the first counterexample found, unshrunk (fast, longer)")
+                       help="report the first counterexample found, not minimised")
     check.add_argument("--tolerance", action="store_true",
                        help="wheels: check never early/twice/after cancel/lost instead of the "
                             "contract's exact due ticks, and list the timers that differ")

@@ -40,6 +40,7 @@ __all__ = [
     "probe_construct",
     "run_rounds",
     "run_scaling",
+    "run_search",
     "run_stress",
     "run_suite",
 ]
@@ -82,6 +83,8 @@ def check(
     total: int | None = None,
     bar: ProgressFactory | None = None,
     status: Callable[[str], None] | None = None,
+    budget: float | None = None,
+    search: bool = False,
 ) -> RunResult:
     """Run the chosen stages against ``factory`` and return one RunResult.
 
@@ -91,8 +94,10 @@ def check(
     first failing run as found; ``tolerance`` (wheels) checks the invariants only; ``cost_n``
     is the small size of the scaling run (default: the suite's). ``bar(label, total)`` shows
     progress per stage (``total`` defaults to ``examples``); ``status`` gets one line as each
-    stage starts. Raises :class:`Unusable` when the target cannot be built, ValueError for an
-    unknown system or a tolerance mode the system lacks.
+    stage starts. ``search=True`` or a ``budget`` (seconds) runs the suite as the budgeted
+    search (``schedcheck.harness.search``: phases until the budget or ``examples`` is spent,
+    then the counterexample minimised). Raises :class:`Unusable` when the target cannot be
+    built, ValueError for an unknown system or a tolerance mode the system lacks.
     """
     entry = _system(system)
     show = bar or _no_bar
@@ -107,9 +112,14 @@ def check(
     if suite:
         say(f"suite: {label}")
         with show(label, shown_total) as progress:
-            result = run_suite(entry, factory, target_name=target_name, examples=examples,
-                               seed=seed, profile=profile, settings=settings, shrink=shrink,
-                               tolerance=tolerance, progress=progress)
+            if search or budget is not None:
+                result = run_search(entry, factory, target_name=target_name, budget=budget,
+                                    examples=examples, seed=seed, profile=profile,
+                                    minimize=shrink, tolerance=tolerance, progress=progress)
+            else:
+                result = run_suite(entry, factory, target_name=target_name, examples=examples,
+                                   seed=seed, profile=profile, settings=settings,
+                                   shrink=shrink, tolerance=tolerance, progress=progress)
     if cost and not found():
         say(f"scaling clause {entry.cost_clause}: {label}, a timed run at n and 8n")
         if result is None:
@@ -174,10 +184,7 @@ def run_suite(
     from schedcheck.harness.wheel_fixtures import TargetUnusable
 
     entry = _system(system)
-    if tolerance and not entry.has_tolerance:
-        raise ValueError(f"tolerance mode does not exist for the {entry.name} (it has no due "
-                         "ticks); leave it out")
-    options: dict[str, Any] = {"tolerance": True} if tolerance else {}
+    options = _suite_options(entry, tolerance)
     try:
         if shrink and settings is None:
             return entry.run_suite(factory, target_name=target_name, examples=examples,
@@ -186,6 +193,45 @@ def run_suite(
         return _run_machine(entry, factory, target_name=target_name, examples=examples,
                             seed=seed, profile=profile, progress=progress, settings=settings,
                             extra_bases=extra_bases, options=options)
+    except TargetUnusable as exc:
+        raise Unusable(str(exc)) from exc
+
+
+def _suite_options(entry: System, tolerance: bool) -> dict[str, Any]:
+    if tolerance and not entry.has_tolerance:
+        raise ValueError(f"tolerance mode does not exist for the {entry.name} (it has no due "
+                         "ticks); leave it out")
+    return {"tolerance": True} if tolerance else {}
+
+
+def run_search(
+    system: System | str,
+    factory: Callable[..., Any],
+    *,
+    target_name: str = "",
+    budget: float | None = None,
+    examples: int | None = None,
+    seed: int | None = None,
+    profile: str | None = None,
+    minimize: bool = True,
+    tolerance: bool = False,
+    progress: Progress | None = None,
+) -> RunResult:
+    """The suite as the budgeted search (``schedcheck.harness.search``): until ``budget``
+    seconds or ``examples`` examples are spent (the search's default budget when neither is
+    given) or a counterexample, minimised by delta debugging unless ``minimize=False``."""
+    from schedcheck.harness.search import DEFAULT_BUDGET, search
+    from schedcheck.harness.wheel_fixtures import TargetUnusable
+
+    entry = _system(system)
+    options = _suite_options(entry, tolerance)
+    if budget is None and examples is None:
+        budget = DEFAULT_BUDGET
+    result = RunResult.fresh(entry.name, target_name or _name(factory))
+    try:
+        machine = entry.make_machine(factory, result=result, **options)
+        return search(machine, result, budget=budget, examples=examples, seed=seed,
+                      profile=profile, progress=progress, minimize=minimize)
     except TargetUnusable as exc:
         raise Unusable(str(exc)) from exc
 

@@ -64,12 +64,14 @@ from schedcheck.harness.outcomes import (
     observe,
     observe_model,
 )
+from schedcheck.harness.program import Op, Program
 from schedcheck.harness.result import Counterexample, RunResult, Step
 from schedcheck.harness.scaling import ScalingResult, ScalingTimeout, measure_scaling
 
 __all__ = [
     "Divergence",
     "Observed",
+    "OutOfBudget",
     "Progress",
     "Recorder",
     "Ref",
@@ -163,11 +165,20 @@ class Divergence(AssertionError):
         self.counterexample = counterexample
 
 
+class OutOfBudget(BaseException):
+    """Raised when a machine is built after its run's deadline (``RunContext.deadline``): ends
+    the Hypothesis run at once (a BaseException, so neither Hypothesis nor a target keeps
+    going)."""
+
+
 class RunContext:
     """Shared by every machine instance of one suite run: counts and the failures seen."""
 
-    def __init__(self, result: RunResult, progress: Progress | None = None) -> None:
+    def __init__(self, result: RunResult, progress: Progress | None = None,
+                 deadline: float | None = None) -> None:
         self.result = result
+        #: on ``time.monotonic``: no machine is built after it (:class:`OutOfBudget`)
+        self.deadline = deadline
         self.progress = progress
         self.examples = 0
         self.steps = 0
@@ -176,6 +187,9 @@ class RunContext:
         self.last: Counterexample | None = None
         #: the counterexample of the final replay of the minimal example (is_final)
         self.final: Counterexample | None = None
+        #: the atomic programs (``program.Op``) of ``last`` and ``final``
+        self.last_program: list[Op] = []
+        self.final_program: list[Op] = []
 
     def finish(self, machine: SuiteMachine) -> None:
         self.examples += 1
@@ -185,11 +199,13 @@ class RunContext:
         if self.progress is not None:
             self.progress(self.examples, self.steps, self.failures)
 
-    def failed(self, cx: Counterexample) -> None:
+    def failed(self, cx: Counterexample, program: list[Op] | None = None) -> None:
         self.failures += 1
         self.last = cx
+        self.last_program = list(program or [])
         if _is_final():
             self.final = cx
+            self.final_program = self.last_program
             self.result.counterexample = cx
             self.result.break_(cx.clause)
 
@@ -223,10 +239,37 @@ class SuiteMachine(RuleBasedStateMachine):
         if ctx is None:
             ctx = RunContext(RunResult.fresh(self.system, ""))
             type(self)._ctx = ctx
+        if ctx.deadline is not None and time.monotonic() > ctx.deadline:
+            raise OutOfBudget(f"the run's budget was spent after {ctx.examples} examples")
         self.ctx: RunContext = ctx
         self.result: RunResult = ctx.result
         self.trace = Recorder()
+        #: the atomic calls of this run (``program.atomic``), replayable by ``minimize``
+        self.program: Program | None = Program()
         self._finished = False
+
+    # -- the atomic program (see ``program.py``) ----------------------------------------------
+
+    def freeze_op(self, name: str, args: tuple[Any, ...],
+                  kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """What an atomic call records: copies of list and dict arguments (override to name
+        handles instead of keeping them)."""
+        return (tuple(_copied(a) for a in args),
+                {k: _copied(v) for k, v in kwargs.items()})
+
+    def thaw_op(self, op: Op) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
+        """The arguments to replay ``op`` with on this machine, or None when it refers to
+        something this run did not create (the op is then skipped)."""
+        return tuple(_copied(a) for a in op.args), {k: _copied(v) for k, v in op.kwargs.items()}
+
+    @classmethod
+    def after_run(cls, result: RunResult) -> None:
+        """Called once after a whole run (every example) with its result: notes to add."""
+
+    def made_names(self) -> list[str]:
+        """Names of the objects created so far that later ops may refer to (the wheel's
+        timers); an atomic op records those it created."""
+        return []
 
     # -- clause accounting ------------------------------------------------------------------
 
@@ -362,7 +405,7 @@ class SuiteMachine(RuleBasedStateMachine):
             seed=self.result.seed,
             snapshot=snap,
         )
-        self.ctx.failed(cx)
+        self.ctx.failed(cx, self.program.ops if self.program is not None else None)
         raise Divergence(
             f"[{clause}] {message}\n\nprogram so far:\n{self.trace.program()}", cx
         )
@@ -371,6 +414,11 @@ class SuiteMachine(RuleBasedStateMachine):
         if not self._finished:
             self._finished = True
             self.ctx.finish(self)
+
+
+def _copied(value: Any) -> Any:
+    return list(value) if isinstance(value, list) else (
+        dict(value) if isinstance(value, dict) else value)
 
 
 def _own_lists(kwargs: Mapping[str, Any]) -> dict[str, Any]:
@@ -410,6 +458,7 @@ def run_suite(
     *,
     seed: int | None = None,
     keep_database: bool = False,
+    context: RunContext | None = None,
 ) -> RunResult:
     """Run ``machine_class`` under ``settings``; fill and return ``result``.
 
@@ -418,9 +467,10 @@ def run_suite(
     the harness or the model raises ``SchedcheckInternalError``. The example database is not
     used (runs are reproducible from the seed alone) unless ``keep_database`` (the pytest API:
     ``settings.database`` replays earlier failures first and stores new ones, under the
-    machine's key); ``seed`` fixes Hypothesis's randomness.
+    machine's key); ``seed`` fixes Hypothesis's randomness. ``context`` (a RunContext on
+    ``result``) lets the caller read the failing run's program.
     """
-    ctx = RunContext(result, progress)
+    ctx = context if context is not None else RunContext(result, progress)
     # A subclass with the same name, module and qualified name: Hypothesis's database key of a
     # state machine is a digest of those (and of ``_hypothesis_internal_add_digest``), so the
     # bound class keeps the key of ``machine_class``.
@@ -441,9 +491,10 @@ def run_suite(
         # ``factory`` builds the machine (Hypothesis calls it); its annotation asks for the class
         with guard.guarded():
             run_state_machine_as_test(bound, settings=run_settings)
-    except contract.SchedcheckInternalError:
+    except (contract.SchedcheckInternalError, OutOfBudget):
         raise
     except hypothesis_errors.FlakyFailure as exc:
+        _budget_spent(ctx, exc)
         # The failure did not reproduce when replayed: the target is nondeterministic.
         cx = ctx.final or ctx.last
         if cx is None:
@@ -460,6 +511,7 @@ def run_suite(
         )
         _settle(result, cx)
     except (AssertionError, hypothesis_errors.Flaky) as exc:
+        _budget_spent(ctx, exc)
         cx = ctx.final or ctx.last
         if cx is None:
             raise contract.SchedcheckInternalError(
@@ -470,10 +522,12 @@ def run_suite(
     except unittest.SkipTest:  # no example to run (only the database's, and it has none)
         raise
     except hypothesis_errors.HypothesisException as exc:
+        _budget_spent(ctx, exc)
         raise contract.SchedcheckInternalError(
             f"Hypothesis could not run the {result.system} suite: {type(exc).__name__}: {exc}"
         ) from exc
     except Exception as exc:
+        _budget_spent(ctx, exc)
         raise contract.SchedcheckInternalError(
             f"the {result.system} suite crashed (a bug in schedcheck): "
             f"{type(exc).__name__}: {exc}\n{_notes(exc)}"
@@ -481,6 +535,24 @@ def run_suite(
     finally:
         result.seconds += time.perf_counter() - started
     return result
+
+
+def _budget_spent(ctx: RunContext, exc: BaseException) -> None:
+    """Raise OutOfBudget if ``exc`` is what Hypothesis made of one (it may wrap the exception
+    that ended the run in its own, e.g. a FlakyStrategyDefinition)."""
+    if ctx.deadline is None or time.monotonic() <= ctx.deadline:
+        return
+    todo: list[BaseException] = [exc]
+    visited: set[int] = set()
+    while todo:
+        e = todo.pop()
+        if id(e) in visited:
+            continue
+        visited.add(id(e))
+        if isinstance(e, OutOfBudget):
+            raise e
+        todo += [x for x in (e.__cause__, e.__context__) if x is not None]
+        todo += list(getattr(e, "exceptions", ()))
 
 
 def _settle(result: RunResult, cx: Counterexample) -> None:

@@ -84,6 +84,8 @@ class SchedulerChecks(SuiteMachine):
     system: ClassVar[str] = "scheduler"
     factory: ClassVar[Callable[[int], Any]]
     support: ClassVar[Support] = Support(False, False, False, False)
+    #: a classic scenario every run starts from (``sched_scenarios``), or None: drawn
+    start_state: ClassVar[str | None] = None
 
     def __init__(self) -> None:
         super().__init__()
@@ -96,6 +98,8 @@ class SchedulerChecks(SuiteMachine):
         #: (id, generation) -> (state, cause) once terminal: neither may change again
         self.terminal_seen: dict[tuple[Any, int], tuple[str, Any]] = {}
         self.most_blocked = 0  # most BLOCKED tasks seen at once (a hypothesis.target score)
+        self.resubmits = 0  # submits of a known id (a hypothesis.target score)
+        self.stale = 0  # late or duplicate callbacks (a hypothesis.target score)
         self._dirty = False  # a call was made since the last compare_infos()
         self.last_clause = S1
         self.last_words = "construction"
@@ -153,6 +157,20 @@ class SchedulerChecks(SuiteMachine):
         edges = [[repr(d), repr(t)] for t, ds in self._graph().items() for d in ds]
         return {"model": rows(self.model, True), "impl": rows(self.target, False),
                 "edges": edges}
+
+    def freeze_op(self, name: str, args: tuple[Any, ...],
+                  kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """An atomic call as the program records it; the words of a submit or a callback are
+        made again from its arguments, so that a replay with other ids tells the truth."""
+        args, kwargs = super().freeze_op(name, args, kwargs)
+        if name == "_submit":
+            kwargs.pop("words", None)
+        elif name == "_callback":
+            op, tid, gen = args
+            who = f"worker {kwargs['thread'][1:]}: " if kwargs.get("thread") else ""
+            what = "the current generation" if gen is None else f"generation {gen!r}"
+            kwargs["words"] = f"{who}{op} {tid!r} {what}"
+        return args, kwargs
 
     # ---- one call, made on both sides ------------------------------------------------------
 
@@ -388,4 +406,6 @@ class SchedulerChecks(SuiteMachine):
             # Hypothesis's statistics as target scores)
             hypothesis.target(float(len(self.claimed)), label="claims")
             hypothesis.target(float(self.most_blocked), label="blocked at once")
+            hypothesis.target(float(self.resubmits), label="resubmits")
+            hypothesis.target(float(self.stale), label="late or duplicate callbacks")
         super().teardown()

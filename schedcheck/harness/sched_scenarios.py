@@ -11,7 +11,10 @@ that the first steps of most runs are adversarial:
 * a late callback from the generation before a resubmit;
 * a resubmit of a dependency with a live dependent;
 * a resubmit that drops an edge followed by the reverse edge (a cycle check that follows
-  stale edges reports a cycle that is not there).
+  stale edges reports a cycle that is not there);
+* a cancel of a RUNNING task, the worker's poll (``cancel_requested``) and its confirming
+  ``fail``;
+* a resubmit that drops a dependency never submitted (start() must then succeed).
 
 A scenario drives the machine through :class:`Play` (submit, start, claim, report, cancel): every
 call is recorded and compared like any other (resubmits when an id exists already). Adding a
@@ -73,6 +76,15 @@ class Play:
 
     def cancel(self, tid: str) -> None:
         self.machine._callback("cancel", tid, None, words=f"{self.kind}: cancel {tid!r}")
+
+    def poll(self, tid: str) -> None:
+        """The worker holding the latest claim of ``tid`` asks whether it should stop."""
+        for ref in reversed(self.refs):
+            if ref.task_id == tid:
+                self.machine._callback("cancel_requested", tid, ref.generation,
+                                       thread=ref.worker,
+                                       words=f"{self.kind}: should {tid!r} stop?")
+                return
 
 
 def join_duplicate_complete(p: Play, ids: list[str]) -> None:
@@ -154,6 +166,28 @@ def resubmit_live_dependency(p: Play, ids: list[str]) -> None:
     p.report(a, "complete", 2)
 
 
+def cooperative_cancel(p: Play, ids: list[str]) -> None:
+    """Cancel of a RUNNING task: a request the worker polls, then confirms by failing."""
+    a, _, j = ids[:3]
+    p.sub(a)
+    p.sub(j, a)
+    p.start()
+    p.claim()
+    p.cancel(a)
+    p.poll(a)
+    p.report(a, "fail")
+
+
+def resubmit_drops_unknown_dependency(p: Play, ids: list[str]) -> None:
+    """A dependency never submitted, dropped by a resubmit: start() must then succeed."""
+    a, z, j = ids[:3]
+    p.sub(a, z)
+    p.sub(a)
+    p.sub(j, a)
+    p.start()
+    p.claim()
+
+
 def resubmit_reverse_edge(p: Play, ids: list[str]) -> None:
     a, z = ids[:2]
     p.sub(a)
@@ -172,4 +206,6 @@ SCENARIOS: dict[str, Callable[[Play, list[str]], None]] = {
     "late callback after resubmit": late_callback_after_resubmit,
     "resubmit a dependency with a live dependent": resubmit_live_dependency,
     "resubmit drops a dependency, then the reverse edge": resubmit_reverse_edge,
+    "cancel a running task, poll, confirm": cooperative_cancel,
+    "resubmit drops a dependency never submitted": resubmit_drops_unknown_dependency,
 }

@@ -86,6 +86,7 @@ from schedcheck.harness.common import (
     run_suite,
     suite_settings,
 )
+from schedcheck.harness.program import atomic
 from schedcheck.harness.result import RunResult, Step
 from schedcheck.harness.sched_checks import SchedulerChecks
 from schedcheck.harness.sched_fixtures import (
@@ -140,7 +141,10 @@ class SchedulerMachine(SchedulerChecks):
               scenario: str) -> Any:
         """Build both sides; most runs begin with a started acyclic graph or one of the
         classic adversarial scenarios, so that claims and callbacks are reachable from the
-        first rule (the others reach start() and its unknown dependencies and cycles)."""
+        first rule (the others reach start() and its unknown dependencies and cycles). A
+        machine with a ``start_state`` (the search's directed phase) always plays it."""
+        if self.start_state is not None:
+            preset, scenario = "scenario", self.start_state
         self._build(mc)
         if preset == "started graph":
             self.submit_dag(order, picks, True)
@@ -148,6 +152,7 @@ class SchedulerMachine(SchedulerChecks):
             return multiple(*self._play(scenario, order))
         return multiple()
 
+    @atomic
     def _build(self, mc: int) -> None:
         self.max_concurrency = mc
         self.model = ModelScheduler(mc)
@@ -158,6 +163,7 @@ class SchedulerMachine(SchedulerChecks):
                                f"{built.describe()}")
         self.target = built.value
 
+    @atomic
     def _construct_malformed(self, arg: Any) -> None:
         step = self._step(f"factory({arg!r})", f"build a scheduler with max_concurrency={arg!r}",
                           S9)
@@ -165,6 +171,7 @@ class SchedulerMachine(SchedulerChecks):
 
     # ---- submit (rules 1, 7) -------------------------------------------------------------
 
+    @atomic
     def _submit(self, tid: Any, deps: Any, fn: Any, *, optional: Any = None,
                 words: str = "", thread: str | None = None) -> Observed:
         kwargs: dict[str, Any] = {"deps": deps}
@@ -177,6 +184,7 @@ class SchedulerMachine(SchedulerChecks):
         except TypeError:
             known = False
         clause = S7 if known else S1
+        self.resubmits += known
         graph_before = self._graph()
 
         def checks(step: Step, exp: Observed, act: Observed) -> None:
@@ -263,6 +271,7 @@ class SchedulerMachine(SchedulerChecks):
     # ---- start (rule 2) ------------------------------------------------------------------
 
     @rule()
+    @atomic
     def start(self) -> None:
         graph = self._graph()
 
@@ -313,6 +322,7 @@ class SchedulerMachine(SchedulerChecks):
             self.report(ref, what, None)
         return got  # every claim stays replayable: later callbacks are late or duplicates
 
+    @atomic
     def _ready(self, worker: str, limit: Any) -> Any:
         kwargs = {} if limit is None else {"limit": limit}
         words = (f"worker {worker[1:]} claims " +
@@ -358,6 +368,7 @@ class SchedulerMachine(SchedulerChecks):
 
     # ---- callbacks (rules 4-6) -----------------------------------------------------------
 
+    @atomic
     def _callback(self, op: str, tid: Any, gen: Any, *, words: str, thread: str | None = None,
                   error: Any = None, late: bool = False) -> Observed:
         clause = {"complete": S4, "fail": S5, "cancel": S6,
@@ -371,6 +382,7 @@ class SchedulerMachine(SchedulerChecks):
             if late or (exp.ok and isinstance(exp.value, tuple)
                         and exp.value[0] in ("STALE", "DUPLICATE")):
                 self.exercise(S_T6)  # a late or duplicate callback
+                self.stale += 1
 
         return self._call(op, *args, kwargs=kwargs, clause=clause, words=words, thread=thread,
                           name=self.trace.fresh_name("flag" if flag else "reply"), norm=norm,
@@ -433,9 +445,12 @@ class SchedulerMachine(SchedulerChecks):
     @rule(now=st.sampled_from((False, False, False, False, True)))
     def close(self, now: bool) -> None:
         """close() at any point -- but only one draw in five, so that most runs get to
-        schedule something first."""
-        if not now:
-            return
+        schedule something first (every draw from a prepared starting state)."""
+        if now or self.start_state is not None:
+            self._close()
+
+    @atomic
+    def _close(self) -> None:
         self._call("close", clause=S8, words="close the scheduler",
                    name=self.trace.fresh_name("closed"), norm=as_list)
 
@@ -443,6 +458,7 @@ class SchedulerMachine(SchedulerChecks):
 
     @precondition(lambda self: self.support.add_dependency)
     @rule(tid=tasks, dep=st.sampled_from(IDS))
+    @atomic
     def add_dependency(self, tid: str, dep: str) -> None:
         graph = self._graph()
 
@@ -459,6 +475,7 @@ class SchedulerMachine(SchedulerChecks):
 
     @precondition(lambda self: self.support.retry)
     @rule(tid=tasks, cascade=st.booleans())
+    @atomic
     def retry(self, tid: str, cascade: bool) -> None:
         self._call("retry", tid, kwargs={"cascade": cascade}, clause=S_X_RETRY,
                    words=f"retry {tid!r}{' and its blocked subtree' if cascade else ''}",
@@ -468,6 +485,7 @@ class SchedulerMachine(SchedulerChecks):
 
     @rule(shape=st.lists(st.lists(st.integers(0, 6), max_size=3), min_size=1, max_size=7),
           reverse=st.booleans(), now=st.sampled_from((False, False, True)))
+    @atomic
     def topo_oracle(self, shape: list[list[int]], reverse: bool, now: bool) -> None:
         """A fresh unbounded target on a random DAG: ready() batches == graphlib's groups.
         (One draw in three: it is long, and the main machine needs the steps.)"""

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import precondition, rule
 
 from schedcheck.harness.common import Observed, call_code, check_expr, observe, observe_model
+from schedcheck.harness.program import atomic
 from schedcheck.harness.wheel_checks import WheelChecks
 from schedcheck.harness.wheel_draws import ADVANCE_KINDS, MAX_JUMP_TICKS
 from schedcheck.harness.wheel_ledger import FIRED
@@ -29,6 +30,9 @@ __all__ = ["AdvanceRules"]
 class AdvanceRules(WheelChecks):
     """The ``advance`` rules (see the module comment); the checks are ``WheelChecks``'."""
 
+    longest_stall: int  #: most ticks one advance() covered (set by WheelCancels.__init__)
+
+    @atomic
     def _advance(self, now: Any, words: str) -> None:
         led, tick = self.ledger, self.ledger.tick
         name = self.trace.fresh_name("fired")
@@ -42,6 +46,7 @@ class AdvanceRules(WheelChecks):
             self._check_counts("W6", "W6")  # errors never change state
             return
         first, last = led.window(now)
+        self.longest_stall = max(self.longest_stall, now // tick - prev_now // tick)
         fired = led.advance(now)
         names = [r.name for r in fired]
         if not self.tolerance:

@@ -79,14 +79,11 @@ from schedcheck.harness.common import (
     run_suite,
     suite_settings,
 )
+from schedcheck.harness.program import atomic
 from schedcheck.harness.result import RunResult
 from schedcheck.harness.wheel_advance import AdvanceRules
-from schedcheck.harness.wheel_checks import (
-    TOLERANCE_NOTES,
-    Side,
-    factory_code,
-    strict_bool,
-)
+from schedcheck.harness.wheel_cancel import WheelCancels
+from schedcheck.harness.wheel_checks import TOLERANCE_NOTES, Side, factory_code
 from schedcheck.harness.wheel_cost import check_wheel_scaling
 from schedcheck.harness.wheel_draws import (
     DEADLINE_KINDS,
@@ -95,8 +92,8 @@ from schedcheck.harness.wheel_draws import (
     configs,
     record_unsupported,
 )
-from schedcheck.harness.wheel_fixtures import Callback, CallLog, probe
-from schedcheck.harness.wheel_ledger import CANCELLED, FIRED, LIVE, Ledger
+from schedcheck.harness.wheel_fixtures import probe
+from schedcheck.harness.wheel_ledger import Ledger
 
 __all__ = [
     "ScalingResult",
@@ -107,12 +104,14 @@ __all__ = [
 ]
 
 
-class WheelMachine(AdvanceRules):
+class WheelMachine(AdvanceRules, WheelCancels):
     """The differential machine; :func:`make_wheel_machine` binds it to a factory. Its
-    ``advance`` rules are in :class:`~schedcheck.harness.wheel_advance.AdvanceRules`."""
+    ``advance`` rules are in :class:`~schedcheck.harness.wheel_advance.AdvanceRules`, its
+    ``cancel`` calls in :class:`~schedcheck.harness.wheel_cancel.WheelCancels`."""
 
     # ---------------------------------------------------------------- construction
 
+    @atomic
     def _build(self, tick: int, wheel_size: int, options: dict[str, Any]) -> None:
         policy = options.pop("executor", None)
         options = {k: v for k, v in options.items() if v is not None}  # None: the default
@@ -160,6 +159,7 @@ class WheelMachine(AdvanceRules):
             "huge": base + HUGE + r,
         }[kind])
 
+    @atomic
     def _schedule(self, value: Any, raises: bool, *, after: bool, words: str,
                   callback: Any = None) -> None:
         led = self.ledger
@@ -189,6 +189,7 @@ class WheelMachine(AdvanceRules):
             m, t = Observed(value="handle"), Observed(value="handle")
         self.expect(clause, step, m, t, check=check_expr(m, None), also=("W-T1",))
         if full:
+            self.fulls += 1
             self._ex("W5", "W-T4")
             event("schedule: wheel full")
         if not t.ok:
@@ -252,101 +253,26 @@ class WheelMachine(AdvanceRules):
         self._ex("W6")
 
     # ---------------------------------------------------------------- cancel
-
-    def _foreign_handles(self) -> tuple[Any, Any, Any]:
-        """Another wheel built like this one (same ``start``) and a timer on it, one tick after
-        its start. Every call to it is guarded: a refusal is a verdict, never a crash."""
-        if self._foreign is None:
-            led = self.ledger
-            cb = Callback("cb_foreign", False, CallLog())
-            start = {"start": self.options["start"]} if "start" in self.options else {}
-            when = self.options.get("start", 0) + led.tick
-            self._preamble_extra = [
-                factory_code(led.tick, led.wheel_size, assign="other", **start),
-                f"foreign = other.schedule(deadline={when}, "
-                "callback=make_callback('cb_foreign'))"]
-            built = observe(self.factory, led.tick, led.wheel_size, **start)
-            step = self.trace.add(self._preamble_extra[0], "build a second wheel")
-            if not built.ok:
-                self._fail("W6", f"a second wheel cannot be built with legal arguments: "
-                           f"`{self._preamble_extra[0]}` {built.describe()}", step)
-            other = built.value
-            m_other = self.model_factory(led.tick, led.wheel_size, **start)
-            made = observe(other.schedule, when, cb)
-            step = self.trace.add(self._preamble_extra[1], "schedule a timer on it")
-            if not made.ok:
-                self._fail("W6", f"scheduling on a fresh wheel one tick after its start "
-                           f"failed: `{self._preamble_extra[1]}` {made.describe()}", step)
-            self._foreign = (other, made.value, m_other.schedule(when, cb))
-        return self._foreign
-
-    def _cancel_reply(self, handle: Any, expected: Observed) -> Observed:
-        """The target's cancel reply, read through its declared or probed cancel style: an
-        exception is "not cancelled" for a wheel that raises; None stands for the expected
-        reply for one that always returns None (its timers' later fate is still checked)."""
-        style = self.support.caps.cancel
-        got = observe(self.target.cancel, handle, norm=None if style == "none" else strict_bool)
-        if style == "none" and got.ok and got.value is None:
-            return Observed(value=expected.value)
-        if (style == "raises" and got.error is not None and expected.value is False
-                and not got.error.startswith("Hang[")):
-            return Observed(value=False)
-        return got
-
     @precondition(lambda self: self.support.caps.cancel != "missing")
     @rule(i=st.integers(0, 200), which=st.sampled_from(("handle",) * 5 + ("foreign", "object")))
     def cancel(self, i: int, which: str) -> None:
-        led = self.ledger
+        """cancel() of a timer (before, at or after its due tick, again), of another wheel's
+        handle or of a non-handle (``wheel_cancel``)."""
         caps = self.support.caps
         if which == "foreign" and caps.handles != "checked":
             which = "handle"  # a handle that cancels itself: another wheel's is not ours
         if which == "object" and not caps.validates_args:
             which = "handle"
-        if which == "handle" and led.timers:
-            rec = led.timers[i % len(led.timers)]
-            state = rec.t_state if self.tolerance else rec.state
-            at = ("after" if state == FIRED else "again" if state == CANCELLED else
-                  "at" if rec.due_tick <= led.cursor else "before")
-            event(f"cancel: {at} the due tick")
-            step = self.trace.add(call_code("cancel", Ref(rec.name)),
-                                  f"cancel {rec.name} ({at} its due tick {rec.due_tick})")
-            if self.tolerance:
-                expected = Observed(value=rec.t_state == LIVE)
-                led.cancel(rec)
-            else:
-                expected = observe_model(self.model.cancel, self.m_handles[rec.name])
-                if expected.value != led.cancel(rec):
-                    self._internal(f"cancel({rec.name}): model {expected!r}")
-            got = self._cancel_reply(self.t_handles[rec.name], expected)
-            self.expect("W4", step, expected, got, check=check_expr(expected, None),
-                        story="rule 4: cancel is True iff it stopped a live timer")
-            self._ex("W4", "W-T3")
-            if got.value is True:
-                rec.t_state = CANCELLED
-            return
-        if which == "handle":
-            return  # no timer yet
-        if which == "object":
-            event("cancel: not a handle")
-            step = self.trace.add("target.cancel('h_0')", "cancel something that is not a handle")
-            self.compare_call("W4", step, self.model.cancel, self.target.cancel, "h_0")
-            self._ex("W4", "W6")
-            return
-        event("cancel: another wheel's handle")
-        other, t_foreign, m_foreign = self._foreign_handles()
-        step = self.trace.add("target.cancel(foreign)", "cancel a handle of another wheel")
-        expected = observe_model(self.model.cancel, m_foreign)
-        got = self._cancel_reply(t_foreign, expected)
-        self.expect("W4", step, expected, got, check=check_expr(expected, None),
-                    story="rule 4: a handle from another wheel is not ours to cancel")
-        self._compare_query("W4", "other.pending()", "the other wheel still holds its timer", 1,
-                            observe(other.pending), "cancel(foreign) must not touch other")
-        self._ex("W4", "W-T3")
+        if which != "handle":
+            self.cancel_other(which)
+        elif self.ledger.timers:
+            self.cancel_timer(self.ledger.timers[i % len(self.ledger.timers)])
 
     # ---------------------------------------------------------------- executor and construction
 
     @precondition(lambda self: self.executor is not None)
     @rule()
+    @atomic
     def run_callbacks(self) -> None:
         """Run the executor's queue on its worker thread; order and error counts are checked."""
         assert self.executor is not None
@@ -369,6 +295,7 @@ class WheelMachine(AdvanceRules):
         event(f"executor: ran {min(len(ran), 2)}")
         self._ex("W3", "W-T4")
 
+    @atomic
     def _construct_malformed(self, which: int) -> None:
         cases: list[tuple[tuple[Any, ...], dict[str, Any], str | None]] = [
             ((0, 4), {}, None), ((True, 4), {}, None), ((4, 0), {}, None),
@@ -389,6 +316,20 @@ class WheelMachine(AdvanceRules):
         self.expect("W6", step, expected if not expected.ok else built,
                     got if not got.ok else built, check=check_expr(expected, None))
         self._ex("W6")
+
+    @classmethod
+    def after_run(cls, result: RunResult) -> None:
+        """Tolerance mode: say what was not compared, and list the off-tick firings."""
+        if not cls.tolerance:
+            return
+        result.notes.append("tolerance mode: advance results, lag_ticks() and due ticks were "
+                            "not compared with the model; only the invariants were checked")
+        tol = TOLERANCE_NOTES.pop(id(result), None)
+        if tol is not None:
+            result.notes.extend(tol.notes)
+            if tol.count > len(tol.notes):
+                result.notes.append(f"... {tol.count} firings in all were off the contract's "
+                                    "due tick")
 
     # ---------------------------------------------------------------- the invariant
 
@@ -497,13 +438,5 @@ def run_wheel_suite(
         logging.disable(disabled)
     if result.counterexample is not None and not shrink:
         result.notes.append("not shrunk: the counterexample is the first failing run found")
-    if machine.tolerance:
-        result.notes.append("tolerance mode: advance results, lag_ticks() and due ticks were "
-                            "not compared with the model; only the invariants were checked")
-        tol = TOLERANCE_NOTES.pop(id(result), None)
-        if tol is not None:
-            result.notes.extend(tol.notes)
-            if tol.count > len(tol.notes):
-                result.notes.append(f"... {tol.count} firings in all were off the contract's "
-                                    "due tick")
+    machine.after_run(result)
     return result

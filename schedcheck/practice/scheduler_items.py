@@ -224,7 +224,7 @@ def _cost(factory: Any) -> Miss | None:
     from schedcheck.harness.result import BROKEN
     from schedcheck.harness.scheduler_suite import check_scheduler_scaling
 
-    result = check_scheduler_scaling(factory, n=1000)
+    result = check_scheduler_scaling(factory)
     if result.verdict == BROKEN:
         return Miss(("a layered graph of n and 8n tasks, run to the end",), result.text)
     return None

@@ -263,7 +263,7 @@ def _cost(factory: Any) -> Miss | None:
     from schedcheck.harness.result import BROKEN
     from schedcheck.harness.wheel_cost import check_wheel_scaling
 
-    result = check_wheel_scaling(factory, n=5000)
+    result = check_wheel_scaling(factory)
     if result.verdict == BROKEN:
         return Miss(("one tick with n and 8n timers parked in other buckets",), result.text)
     return None

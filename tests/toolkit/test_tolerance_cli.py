@@ -28,6 +28,7 @@ def test_the_seed_formula_wheel_fails_the_exact_check_and_passes_the_tolerance_c
     assert exact.returncode == 1, exact.stdout[-2000:] + exact.stderr[-2000:]
 
     tolerant = run_check("wheel", target, "--seed", "3", "--no-cost", "--tolerance",
+                         "--examples", "60",
                          "--out", str(tmp_path / "tolerant"), "--json", cwd=tmp_path)
     assert tolerant.returncode == 0, tolerant.stdout[-2000:] + tolerant.stderr[-2000:]
     report = json.loads((tmp_path / "tolerant" / "report.json").read_text())

@@ -1,0 +1,485 @@
+"""Mutation score of the default check: cosmic-ray's mutants of impl/ and model/, each checked.
+
+Mutants are generated with cosmic-ray's operators (its library API: ``ast_nodes``,
+``Operator.mutation_positions`` and ``mutate_code``; the ``cosmic-ray`` command itself wants a
+session database and a test command per mutant, which is not what is measured here). Sources:
+
+* ``impl/scheduler.py``, ``impl/_scheduler_core.py``, ``impl/_scheduler_support.py`` -- checked
+  as the scheduler ``schedcheck.impl:Scheduler``;
+* ``impl/hashed_wheel.py``, ``impl/hierarchical_wheel.py``, ``impl/_wheel_common.py`` -- checked
+  as the hashed and/or hierarchical wheel that uses them;
+* ``model/scheduler.py``, ``model/wheel.py`` -- the mutated model loaded under another module
+  name and checked as a target against the unmutated model.
+
+Each mutant runs in a fresh process (a mutant may hang or exhaust memory; the suites' guards
+end it, the process isolates it) with the mutated module put in place before anything imports
+it. The check is the default one -- ``pipeline.check(..., search=True, budget=BUDGET)``: the
+budgeted search, its minimisation and the counted cost clause -- with seed 0 (for the model's
+scheduler without the cost clause: the reference model rescans every task on purpose and fails
+S-COST unmutated). Time to kill is
+the check's own time in the child (from the first call to the verdict; process start and
+imports not included), wall-clock and, in brackets, the child's CPU time (on a shared machine
+the wall-clock figure includes waiting for a core). A mutant whose module cannot even be
+imported is "incompetent" and not counted; one the check reports as unusable (exit status 2)
+counts as killed.
+
+Survivors are classified: **equivalent** when the mutated module's code equals the original
+(same AST without docstrings), when only an annotation changes (never evaluated), when the
+change is inside a wheel's ``check_invariants`` (not part of the contract; the wheel suite does
+not call it), when only message text changes, or by a reason recorded in
+:data:`EQUIVALENT` (keyed by file, function, operator and the mutated line); every other
+survivor is **missed** and printed with its diff.
+
+Usage::
+
+    .venv/bin/python benchmarks/bench_mutation.py [--sample N] [--budget S] [--seed K]
+        [--only impl/scheduler.py ...] [--all]
+
+``--sample N`` draws N mutants per source group (scheduler impl, wheel impl, scheduler model,
+wheel model) with random seed ``--seed`` (default 0); ``--all`` runs every mutant (thousands:
+hours). Prints one line per mutant, then the table that README shows. ``--zoo SEEDS`` instead
+checks the zoo's sequential entries with the default check on seeds 0..SEEDS-1 (time to kill,
+counterexample length; a clause other than the catalogue's is shown after a slash).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import difflib
+import importlib.abc
+import importlib.util
+import json
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: source file -> (module name, the targets checked: (system, "module:attr" or "@attr"))
+SOURCES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
+    "impl/scheduler.py": ("schedcheck.impl.scheduler",
+                          (("scheduler", "schedcheck.impl:Scheduler"),)),
+    "impl/_scheduler_core.py": ("schedcheck.impl._scheduler_core",
+                                (("scheduler", "schedcheck.impl:Scheduler"),)),
+    "impl/_scheduler_support.py": ("schedcheck.impl._scheduler_support",
+                                   (("scheduler", "schedcheck.impl:Scheduler"),)),
+    "impl/hashed_wheel.py": ("schedcheck.impl.hashed_wheel",
+                             (("wheel", "schedcheck.impl:HashedTimingWheel"),)),
+    "impl/hierarchical_wheel.py": ("schedcheck.impl.hierarchical_wheel",
+                                   (("wheel", "schedcheck.impl:HierarchicalTimingWheel"),)),
+    "impl/_wheel_common.py": ("schedcheck.impl._wheel_common",
+                              (("wheel", "schedcheck.impl:HashedTimingWheel"),
+                               ("wheel", "schedcheck.impl:HierarchicalTimingWheel"))),
+    "model/scheduler.py": ("schedcheck.model.scheduler", (("scheduler", "@Scheduler"),)),
+    "model/wheel.py": ("schedcheck.model.wheel", (("wheel", "@TimingWheel"),)),
+}
+GROUPS = {
+    "scheduler impl": ("impl/scheduler.py", "impl/_scheduler_core.py",
+                       "impl/_scheduler_support.py"),
+    "wheel impl": ("impl/hashed_wheel.py", "impl/hierarchical_wheel.py",
+                   "impl/_wheel_common.py"),
+    "scheduler model": ("model/scheduler.py",),
+    "wheel model": ("model/wheel.py",),
+}
+
+WHEEL_SOURCES = GROUPS["wheel impl"] + GROUPS["wheel model"]
+#: Functions no check calls because the contract does not include them: (file or "*",
+#: function) -> why.
+OUTSIDE_CONTRACT = {
+    ("impl/hashed_wheel.py", "_next_event"):
+        "next_event_tick(): not part of the contract -- only the real-time driver uses it to "
+        "sleep until the next due tick (the hashed wheel's own ticks do not)",
+    ("*", "__repr__"): "repr() only",
+    ("impl/scheduler.py", "metrics"): "metrics(): not part of the contract (specs/scheduler.md)",
+    ("impl/_scheduler_support.py", "SchedulerMetrics"):
+        "a field of metrics(): not part of the contract (specs/scheduler.md)",
+}
+#: Survivors shown to be equivalent by reading them: (file, function, operator, mutated line
+#: stripped) -> the reason.
+EQUIVALENT: dict[tuple[str, str, str, str], str] = {
+    ("model/wheel.py", "advance", "core/ReplaceComparisonOperator_Lt_Gt",
+     "if last - self._cursor > len(self._by_due):"):
+        "picks the other arm of a speed choice: walking cursor..last and sorting the live due "
+        "ticks <= last give the same ticks (every live due tick is >= cursor)",
+    ("impl/scheduler.py", "ready", "core/ReplaceComparisonOperator_Gt_NotEq",
+     "if w != wait_max:"):
+        "the longest wait of metrics() only: metrics are not part of the contract",
+    ("impl/scheduler.py", "submit", "core/ReplaceComparisonOperator_IsNot_NotEq",
+     "if st != ok:"):
+        "`is not` and `!=` agree on enum members (a TaskState equals only itself)",
+    ("impl/_scheduler_core.py", "_recount", "core/ReplaceComparisonOperator_Eq_LtE",
+     "assert len(set(self._heap)) <= len(self._heap) == len(q) and set(q) == set(self._heap), ("):
+        "weakens an assertion of check_invariants() that the unmutated code always meets",
+    ("model/scheduler.py", "add_dependency", "core/ReplaceComparisonOperator_Is_Eq",
+     "if not (t.state is P or (t.state == R and not self._started)):"):
+        "`is` and `==` agree on enum members (a TaskState equals only itself)",
+    ("impl/_scheduler_core.py", "_unlink_all", "core/ReplaceBinaryOperator_Sub_Div",
+     "self._unknown_refs -= len(d.dependents) / len(kept)"):
+        "the never-submitted branch of retry()'s unlinking cannot run: only dead tasks are "
+        "retried, tasks die only after start(), and start() refuses unknown dependencies",
+}
+
+
+@dataclass
+class Mutation:
+    path: str
+    operator: str
+    occurrence: int
+    definition: str
+    source: str  #: the mutated module
+
+
+def _operators() -> list[tuple[str, Any]]:
+    import cosmic_ray.plugins
+
+    out = []
+    for name in cosmic_ray.plugins.operator_names():
+        cls = cosmic_ray.plugins.get_operator(name)
+        if not cls.arguments():  # the parameterised ones need a configuration
+            out.append((name, cls()))
+    return out
+
+
+def mutations(path: str) -> list[tuple[str, int, str]]:
+    """Every (operator, occurrence, function name) cosmic-ray would apply to ``path``."""
+    from cosmic_ray.ast import ast_nodes, get_ast_from_path
+    from cosmic_ray.ast.ast_query import ASTQuery
+
+    module = get_ast_from_path(ROOT / path)
+    found = []
+    for name, op in _operators():
+        positions = ((node, p) for node in ast_nodes(module) for p in op.mutation_positions(node))
+        for occurrence, (node, _) in enumerate(positions):
+            found.append((name, occurrence, ASTQuery(node).get_definition_name() or ""))
+    return found
+
+
+def mutate(path: str, operator: str, occurrence: int) -> str | None:
+    import cosmic_ray.plugins
+    from cosmic_ray.mutating import mutate_code
+
+    code = (ROOT / path).read_text(encoding="utf-8")
+    return mutate_code(code, cosmic_ray.plugins.get_operator(operator)(), occurrence)
+
+
+def _stripped_ast(code: str, annotations: bool = True) -> str | None:
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        if not annotations:  # never evaluated: `from __future__ import annotations`
+            if isinstance(node, (ast.arg, ast.AnnAssign)):
+                node.annotation = ast.Constant(None)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                node.returns = None
+        body = getattr(node, "body", None)
+        if (isinstance(body, list) and body and isinstance(body[0], ast.Expr)
+                and isinstance(getattr(body[0], "value", None), ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            body.pop(0)
+    return ast.dump(tree)
+
+
+def _changed_lines(original: str, mutated: str) -> list[str]:
+    return [line[1:].strip() for line in difflib.unified_diff(
+        original.splitlines(), mutated.splitlines(), lineterm="", n=0)
+        if line.startswith("+") and not line.startswith("+++")]
+
+
+def changed_all(original: str, mutated: str, needle: str) -> bool:
+    lines = _changed_lines(original, mutated)
+    return bool(lines) and all(needle in line for line in lines)
+
+
+def classify(m: Mutation) -> str | None:
+    """The reason a survivor is equivalent, or None (missed)."""
+    original = (ROOT / m.path).read_text(encoding="utf-8")
+    if _stripped_ast(original) == _stripped_ast(m.source):
+        return "same code (a docstring or a no-op change)"
+    if _stripped_ast(original, False) == _stripped_ast(m.source, False):
+        return "an annotation only (never evaluated: `from __future__ import annotations`)"
+    if m.path in GROUPS["scheduler impl"] and changed_all(original, m.source, "self._m."):
+        return ("a metrics() counter only: metrics are not part of the contract "
+                "(specs/scheduler.md), so no check reads them")
+    outside = (OUTSIDE_CONTRACT.get((m.path, m.definition))
+               or OUTSIDE_CONTRACT.get(("*", m.definition)))
+    if outside:
+        return outside
+    if m.definition == "check_invariants" and m.path in WHEEL_SOURCES:
+        return ("in the wheel's own check_invariants(), which is not part of the contract: "
+                "the wheel suite does not call a target's")
+    changed = _changed_lines(original, m.source)
+    for line in changed:
+        reason = EQUIVALENT.get((m.path, m.definition, m.operator, line))
+        if reason:
+            return reason
+    if changed and all(line.startswith(("f\"", "\"", "f'", "'")) for line in changed):
+        return "message text only"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# The child: one mutant, one check
+# ---------------------------------------------------------------------------------------------
+
+
+class _Loader(importlib.abc.Loader):
+    def __init__(self, code: str, origin: str) -> None:
+        self.code, self.origin = code, origin
+
+    def create_module(self, spec: Any) -> None:
+        return None
+
+    def exec_module(self, module: Any) -> None:
+        module.__file__ = self.origin
+        exec(compile(self.code, self.origin, "exec"), module.__dict__)
+
+
+class _Finder(importlib.abc.MetaPathFinder):
+    def __init__(self, name: str, code: str, origin: str) -> None:
+        self.name, self.code, self.origin = name, code, origin
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        if fullname != self.name:
+            return None
+        return importlib.util.spec_from_loader(fullname, _Loader(self.code, self.origin),
+                                               origin=self.origin)
+
+
+def child(path: str, source_file: str, budget: float, seed: int) -> dict[str, Any]:
+    name, targets = SOURCES[path]
+    code = Path(source_file).read_text(encoding="utf-8")
+    origin = str(ROOT / path)
+    model = path.startswith("model/")
+    try:
+        if model:  # a second copy under its own name: the reference model stays unmutated
+            spec = importlib.util.spec_from_loader(name + "_mutant", _Loader(code, origin),
+                                                   origin=origin)
+            assert spec is not None
+            mutated = importlib.util.module_from_spec(spec)
+            sys.modules[spec.name] = mutated
+            spec.loader.exec_module(mutated)  # type: ignore[union-attr]
+        else:
+            sys.meta_path.insert(0, _Finder(name, code, origin))
+            import schedcheck.impl  # noqa: F401  (imports the mutated module)
+    except Exception as exc:
+        return {"outcome": "incompetent", "why": f"{type(exc).__name__}: {exc}"}
+
+    started = time.perf_counter()
+    cpu = time.process_time()
+    out = _check_targets(targets, mutated if model else None, budget, seed, started)
+    out["cpu"] = time.process_time() - cpu
+    return out
+
+
+def _check_targets(targets: tuple[tuple[str, str], ...], mutated: Any, budget: float,
+                   seed: int, started: float) -> dict[str, Any]:
+    from schedcheck import pipeline
+    from schedcheck.targets import load_target
+
+    for system, spec_text in targets:
+        factory = (getattr(mutated, spec_text[1:]) if spec_text.startswith("@")
+                   else load_target(spec_text).factory)
+        if pipeline.probe_construct(system, factory) is not None:
+            return {"outcome": "killed", "clause": "unusable", "steps": 0,
+                    "seconds": time.perf_counter() - started, "target": spec_text}
+        try:
+            # the reference scheduler rescans every task per call on purpose: S-COST fails it
+            # unmutated, so its mutants are judged by the suite alone
+            cost = not (mutated is not None and system == "scheduler")
+            result = pipeline.check(system, factory, target_name=spec_text, search=True,
+                                    budget=budget, seed=seed, cost=cost)
+        except pipeline.Unusable:
+            return {"outcome": "killed", "clause": "unusable", "steps": 0,
+                    "seconds": time.perf_counter() - started, "target": spec_text}
+        if not result.ok:
+            cx = result.counterexample
+            clause = cx.clause if cx else next(
+                (c for c, s in result.stats.items() if s.broken), "?")
+            return {"outcome": "killed", "clause": clause,
+                    "steps": len(cx.steps) if cx else 0,
+                    "seconds": time.perf_counter() - started, "target": spec_text}
+    return {"outcome": "survived", "seconds": time.perf_counter() - started}
+
+
+# ---------------------------------------------------------------------------------------------
+# The parent
+# ---------------------------------------------------------------------------------------------
+
+
+def run_one(m: Mutation, budget: float, seed: int) -> dict[str, Any]:
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write(m.source)
+    try:
+        proc = subprocess.run(
+            [sys.executable, __file__, "--child", m.path, f.name, "--budget", str(budget),
+             "--seed", str(seed)], capture_output=True, text=True, cwd=ROOT,
+            timeout=budget * 4 + 120, env={**os.environ, "PYTHONHASHSEED": "0"})
+    except subprocess.TimeoutExpired:
+        return {"outcome": "killed", "clause": "hang", "steps": 0, "seconds": budget * 4}
+    finally:
+        os.unlink(f.name)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    if not lines:
+        return {"outcome": "killed", "clause": f"crash (exit {proc.returncode})", "steps": 0,
+                "seconds": 0.0, "why": proc.stderr[-500:]}
+    out: dict[str, Any] = json.loads(lines[-1])
+    return out
+
+
+def _pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    return values[min(len(values) - 1, round(q * (len(values) - 1)))]
+
+
+def zoo(seeds: int, budget: float) -> None:
+    """The zoo's sequential entries, each checked by the default check on seeds 0..seeds-1."""
+    from schedcheck import pipeline
+    from schedcheck.zoo.catalogue import all_mutants
+
+    times: list[float] = []
+    cpus: list[float] = []
+    steps: list[int] = []
+    kills = runs = 0
+    for m in all_mutants():
+        if m.kind != "sequential":
+            continue
+        mine = []
+        for seed in range(seeds):
+            started, cpu = time.perf_counter(), time.process_time()
+            result = pipeline.check(m.system, m.factory, target_name=m.name, search=True,
+                                    budget=budget, seed=seed, cost=False)
+            seconds = time.perf_counter() - started
+            cpus.append(time.process_time() - cpu)
+            runs += 1
+            cx = result.counterexample
+            if cx is not None:
+                kills += 1
+                times.append(seconds)
+                steps.append(len(cx.steps))
+                other = "" if cx.clause == m.expected_clause else "/" + cx.clause
+                mine.append(f"{seconds:.1f}s/{len(cx.steps)}{other}")
+            else:
+                mine.append("SURVIVED")
+        print(f"{m.name:36s} {' '.join(mine)}", flush=True)
+    print(f"\nzoo, sequential entries: {kills}/{runs} killed ({seeds} seeds each, budget "
+          f"{budget:g} s); time to kill median {statistics.median(times):.2f} s, p90 "
+          f"{_pct(times, 0.9):.2f} s, max {max(times):.2f} s (CPU: median "
+          f"{statistics.median(cpus):.2f} s, p90 {_pct(cpus, 0.9):.2f} s); counterexample "
+          f"steps median {statistics.median(steps):g}, max {max(steps)}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sample", type=int, default=15, help="mutants per source group")
+    parser.add_argument("--all", action="store_true", help="every mutant (hours)")
+    parser.add_argument("--budget", type=float, default=25.0, help="the check's budget (s)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--only", nargs="*", help="source files (default: all of SOURCES)")
+    parser.add_argument("--zoo", type=int, metavar="SEEDS",
+                        help="instead: the zoo's sequential entries on seeds 0..SEEDS-1")
+    parser.add_argument("--reclassify", metavar="LOG",
+                        help="instead: the table again from a run's printed lines")
+    parser.add_argument("--child", nargs=2, metavar=("PATH", "SOURCE"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(child(args.child[0], args.child[1], args.budget, args.seed)))
+        return 0
+    if args.zoo:
+        zoo(args.zoo, args.budget)
+        return 0
+    if args.reclassify:
+        _table(_rows_from_log(Path(args.reclassify)), args)
+        return 0
+    rng = random.Random(args.seed)
+    chosen: list[Mutation] = []
+    for group, paths in GROUPS.items():
+        paths = tuple(p for p in paths if not args.only or p in args.only)
+        pool = [(p, *m) for p in paths for m in mutations(p)]
+        picked = pool if args.all else rng.sample(pool, min(args.sample, len(pool)))
+        print(f"{group}: {len(pool)} mutants, {len(picked)} run", flush=True)
+        for path, op, occ, definition in picked:
+            source = mutate(path, op, occ)
+            if source is not None:
+                chosen.append(Mutation(path, op, occ, definition, source))
+    rows = []
+    for i, m in enumerate(chosen, 1):
+        out = run_one(m, args.budget, 0)
+        why = classify(m) if out["outcome"] == "survived" else None
+        rows.append((m, out, why))
+        tail = (f"{out.get('clause')} in {out['seconds']:.1f} s ({out.get('cpu', 0):.1f} s CPU), "
+                f"{out.get('steps')} steps"
+                if out["outcome"] == "killed" else
+                f"equivalent: {why}" if why else out["outcome"])
+        print(f"[{i}/{len(chosen)}] {m.path}:{m.definition} {m.operator}#{m.occurrence}: "
+              f"{out['outcome']} -- {tail}", flush=True)
+        if out["outcome"] == "survived" and not why:
+            original = (ROOT / m.path).read_text(encoding="utf-8")
+            diff = difflib.unified_diff(original.splitlines(), m.source.splitlines(),
+                                        lineterm="", n=1)
+            print("    " + "\n    ".join(list(diff)[2:12]), flush=True)
+    _table(rows, args)
+    return 0
+
+
+_LINE = re.compile(r"^\[\d+/\d+\] (\S+?):(\S*) (\S+)#(\d+): (\w+) -- (.*)$")
+
+
+def _rows_from_log(log: Path) -> list[tuple[Mutation, dict[str, Any], str | None]]:
+    """The rows of an earlier run, from its printed lines (survivors classified again)."""
+    rows = []
+    for line in log.read_text(encoding="utf-8").splitlines():
+        hit = _LINE.match(line)
+        if not hit:
+            continue
+        path, definition, op, occ, outcome, tail = hit.groups()
+        source = mutate(path, op, int(occ)) or ""
+        m = Mutation(path, op, int(occ), definition, source)
+        out: dict[str, Any] = {"outcome": outcome}
+        got = re.match(r"(\S+) in ([\d.]+) s \(([\d.]+) s CPU\), (\d+) steps", tail)
+        if got:
+            out.update(clause=got[1], seconds=float(got[2]), cpu=float(got[3]),
+                       steps=int(got[4]))
+        rows.append((m, out, classify(m) if outcome == "survived" else None))
+    return rows
+
+
+def _table(rows: list[tuple[Mutation, dict[str, Any], str | None]],
+           args: argparse.Namespace) -> None:
+    print(f"\nbudget {args.budget:g} s per check, seed 0, mutant sample seed {args.seed}\n")
+    print("| sources | mutants | incompetent | equivalent | killed | missed | kill rate "
+          "| time to kill median / p90 (CPU) | counterexample steps median / max |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for group, paths in (*GROUPS.items(), ("all", tuple(SOURCES))):
+        mine = [(m, o, w) for m, o, w in rows if m.path in paths]
+        if not mine:
+            continue
+        killed = [o for _, o, _ in mine if o["outcome"] == "killed"]
+        equivalent = sum(1 for _, o, w in mine if o["outcome"] == "survived" and w)
+        missed = sum(1 for _, o, w in mine if o["outcome"] == "survived" and not w)
+        incompetent = sum(1 for _, o, _ in mine if o["outcome"] == "incompetent")
+        times = [o["seconds"] for o in killed]
+        cpus = [o.get("cpu", o["seconds"]) for o in killed]
+        steps = [o["steps"] for o in killed if o.get("steps")]
+        rate = len(killed) / max(1, len(killed) + missed)
+        print(f"| {group} | {len(mine)} | {incompetent} | {equivalent} | {len(killed)} | "
+              f"{missed} | {rate:.0%} | {statistics.median(times) if times else 0:.1f} s / "
+              f"{_pct(times, 0.9):.1f} s ({statistics.median(cpus) if cpus else 0:.1f} s / "
+              f"{_pct(cpus, 0.9):.1f} s) | "
+              f"{statistics.median(steps) if steps else 0:g} / {max(steps, default=0)} |")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,320 @@
+"""Counterexamples with the essential steps only: delta debugging over the atomic program.
+
+The search (``schedcheck.harness.search``) stops at the first failing run, unshrunk. That
+run's atomic program (``program.Op``: one call made on both sides, no compound rule) is
+reduced here by replaying it on a fresh machine -- the model and the target built again, every
+reply and every state compared after every step, exactly as in the suite -- with parts of it
+removed, keeping a removal whenever the replay still breaks the same clause:
+
+1. each *task* removed (every step that mentions a scheduler id, or every step on a wheel's
+   timer, together);
+2. ddmin (Zeller and Hildebrandt's delta debugging) over the steps, down to a program from
+   which no single step can be removed, then every contiguous run of steps tried away;
+3. arguments made simpler (a dependency dropped from a submit, a smaller max_concurrency, an
+   option dropped from the wheel's constructor, a raising callback made plain);
+4. ids renamed small, in order of first use (``'a'``, ``'b'`` ...); a wheel's handles and
+   callbacks are named by the replay itself.
+
+The counterexample returned is the last replay's: its code lines, checks and pictures come
+from a real run of the reduced program. Each replay is a plain call sequence (a few
+milliseconds); :data:`MAX_REPLAYS` bounds the work. Nothing here imports ``schedcheck.impl``.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from typing import Any
+
+import hypothesis
+from hypothesis import HealthCheck, Phase
+from hypothesis import strategies as st
+
+from schedcheck.harness import guard
+from schedcheck.harness.common import Divergence, RunContext, SuiteMachine
+from schedcheck.harness.program import Op, TimerName
+from schedcheck.harness.result import Counterexample, RunResult
+
+__all__ = ["MAX_REPLAYS", "Minimized", "minimize", "replay"]
+
+#: Most replays one minimisation may make (each is one run of a short program).
+MAX_REPLAYS = 3000
+#: Programs up to this many steps also get the pass over contiguous runs (O(n^2) replays).
+WINDOW_PASS_MAX = 40
+#: The scheduler suite's alphabet (``sched_fixtures.IDS``), the names ids are renamed to.
+_ID_ALPHABET = ("a", "b", "c", "d", "e", "f")
+
+
+@dataclass
+class Minimized:
+    counterexample: Counterexample
+    program: list[Op]
+    replays: int
+    before: int  #: steps of the counterexample before the reduction
+
+
+def replay(machine_class: type[SuiteMachine], ops: list[Op]) -> tuple[Counterexample | None,
+                                                                     list[Op]]:
+    """Run ``ops`` on a fresh machine of ``machine_class`` (invariants after every op); the
+    counterexample of the first divergence (or None) and the program as replayed. Must run in
+    a Hypothesis test context (:func:`minimize` provides one)."""
+    ctx = RunContext(RunResult.fresh(machine_class.system, ""))
+    bound = type(machine_class.__name__, (machine_class,),
+                 {"_ctx": ctx, "__module__": machine_class.__module__,
+                  "__qualname__": machine_class.__qualname__})
+    machine: SuiteMachine = bound()
+    program = machine.program
+    assert program is not None
+    names: dict[str, str] = {}
+    try:
+        for op in ops:
+            renamed = replace(op, args=tuple(TimerName(names.get(a.name, "?" + a.name))
+                                             if isinstance(a, TimerName) else a
+                                             for a in op.args))
+            thawed = machine.thaw_op(renamed)
+            if thawed is None:
+                continue
+            args, kwargs = thawed
+            at = len(program.ops)
+            try:
+                getattr(machine, op.name)(*args, **kwargs)
+            finally:
+                if len(program.ops) > at:
+                    names.update(zip(op.made, program.ops[at].made))
+            for inv in machine.invariants:
+                if all(pre(machine) for pre in inv.preconditions):
+                    inv.function(machine)
+    except Divergence as exc:
+        return exc.counterexample, list(program.ops)
+    except Exception:
+        return None, []  # a program this machine cannot run (not a counterexample)
+    return None, list(program.ops)
+
+
+class _Search:
+    """The reduction of one program against one clause, counting replays."""
+
+    def __init__(self, machine_class: type[SuiteMachine], clause: str) -> None:
+        self.machine_class = machine_class
+        self.clause = clause
+        self.replays = 0
+        self.best: Counterexample | None = None
+        self.best_program: list[Op] = []
+
+    def fails(self, ops: list[Op]) -> bool:
+        if self.replays >= MAX_REPLAYS:
+            return False
+        self.replays += 1
+        cx, played = replay(self.machine_class, ops)
+        if cx is None or cx.clause != self.clause:
+            return False
+        self.best, self.best_program = cx, played
+        return True
+
+
+def _pinned(op: Op) -> bool:
+    return op.name == "_build"
+
+
+def _ddmin(ops: list[Op], fails: Callable[[list[Op]], bool]) -> list[Op]:
+    """Zeller's ddmin over the ops that are not pinned (the construction stays first)."""
+    head = [op for op in ops if _pinned(op)]
+    items = [op for op in ops if not _pinned(op)]
+    n = 2
+    while len(items) >= 2:
+        size = -(-len(items) // n)
+        chunks = [items[i:i + size] for i in range(0, len(items), size)]
+        for i in range(len(chunks)):
+            rest = [op for j, c in enumerate(chunks) if j != i for op in c]
+            if fails(head + rest):
+                items, n = rest, max(n - 1, 2)
+                break
+        else:
+            for chunk in chunks if n > 2 else ():
+                if fails(head + chunk):
+                    items, n = chunk, 2
+                    break
+            else:
+                if n >= len(items):
+                    break
+                n = min(len(items), 2 * n)
+    if len(items) == 1 and fails(head):
+        items = []
+    return head + items
+
+
+def _without_windows(ops: list[Op], fails: Callable[[list[Op]], bool]) -> list[Op]:
+    """Remove contiguous runs of steps, longest first (a run of advances that only moved the
+    clock, say, where removing any one of them alone changes the story): ddmin tries only
+    the runs of its own partition."""
+    size = len(ops) - 1
+    while size >= 2:
+        for start in range(len(ops) - size + 1):
+            window = ops[start:start + size]
+            if any(_pinned(op) for op in window):
+                continue
+            candidate = ops[:start] + ops[start + size:]
+            if fails(candidate):
+                ops = candidate
+                size = min(size, len(ops) - 1)
+                break
+        else:
+            size -= 1
+    return ops
+
+
+def _ids_in(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        if value in _ID_ALPHABET:
+            yield value
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            yield from _ids_in(v)
+    elif isinstance(getattr(value, "items", None), list):  # deps as a one-shot iterable
+        for v in value.items:
+            yield from _ids_in(v)
+
+
+def _tasks(op: Op) -> set[str]:
+    """The scheduler ids or wheel timers an op touches."""
+    found = set(op.made) | {a.name for a in op.args if isinstance(a, TimerName)}
+    if op.name in ("_submit", "_callback", "add_dependency", "retry"):
+        found |= set(_ids_in(op.args))
+    return found
+
+
+def _without_tasks(ops: list[Op], fails: Callable[[list[Op]], bool]) -> list[Op]:
+    """Remove every step of one task at a time, most mentioned first."""
+    counts: dict[str, int] = {}
+    for op in ops:
+        for t in _tasks(op):
+            counts[t] = counts.get(t, 0) + 1
+    for task in sorted(counts, key=lambda t: (-counts[t], t)):
+        candidate = [op for op in ops if _pinned(op) or task not in _tasks(op)]
+        if len(candidate) < len(ops) and fails(candidate):
+            ops = candidate
+    return ops
+
+
+def _simpler(op: Op) -> Iterator[Op]:
+    """Simpler variants of one op: a dependency fewer, an option fewer, a plain callback."""
+    if op.name == "_submit" and len(op.args) >= 2 and isinstance(op.args[1], (tuple, list)):
+        deps = op.args[1]
+        for i in range(len(deps)):
+            yield replace(op, args=(op.args[0], tuple(deps[:i]) + tuple(deps[i + 1:]),
+                                    *op.args[2:]))
+        if op.kwargs.get("optional"):
+            yield replace(op, kwargs={k: v for k, v in op.kwargs.items() if k != "optional"})
+    elif op.name == "_build" and len(op.args) == 1 and isinstance(op.args[0], int):
+        for smaller in (1, 2, 3):  # the scheduler's max_concurrency
+            if smaller < op.args[0]:
+                yield replace(op, args=(smaller,))
+    elif op.name == "_build" and len(op.args) == 3 and isinstance(op.args[2], dict):
+        for key in op.args[2]:
+            yield replace(op, args=(*op.args[:2], {k: v for k, v in op.args[2].items()
+                                                   if k != key}))
+    elif op.name == "_schedule" and len(op.args) >= 2 and op.args[1] is True:
+        yield replace(op, args=(op.args[0], False, *op.args[2:]))
+
+
+def _simplify(ops: list[Op], fails: Callable[[list[Op]], bool]) -> list[Op]:
+    changed = True
+    while changed:
+        changed = False
+        for i in range(len(ops)):
+            for variant in _simpler(ops[i]):
+                candidate = [*ops[:i], variant, *ops[i + 1:]]
+                if fails(candidate):
+                    ops, changed = candidate, True
+                    break
+    return ops
+
+
+def _renamed(value: Any, mapping: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        return mapping.get(value, value)
+    if isinstance(value, tuple):
+        return tuple(_renamed(v, mapping) for v in value)
+    if isinstance(value, list):
+        return [_renamed(v, mapping) for v in value]
+    if isinstance(getattr(value, "items", None), list):
+        return type(value)([_renamed(v, mapping) for v in value.items])
+    return value
+
+
+def _small_ids(ops: list[Op]) -> list[Op]:
+    order: list[str] = []
+    for op in ops:
+        if op.name in ("_submit", "_callback", "add_dependency", "retry"):
+            order += [t for t in _ids_in(op.args) if t not in order]
+    mapping = dict(zip(order, _ID_ALPHABET))
+    if all(k == v for k, v in mapping.items()):
+        return ops
+    quoted = re.compile(r"'([^']*)'")
+    out = []
+    for op in ops:
+        if op.name not in ("_submit", "_callback", "add_dependency", "retry"):
+            out.append(op)
+            continue
+        kwargs = {k: _renamed(v, mapping) if k != "words" else quoted.sub(
+            lambda m: repr(mapping.get(m.group(1), m.group(1))), v)
+            for k, v in op.kwargs.items()}
+        out.append(replace(op, args=_renamed(op.args, mapping), kwargs=kwargs))
+    return out
+
+
+def _in_test_context(fn: Callable[[], Any]) -> Any:
+    """Call ``fn`` once inside a Hypothesis test (the suites call ``event`` and ``target``)."""
+    box: list[Any] = []
+
+    @hypothesis.settings(max_examples=1, database=None, phases=[Phase.generate],
+                         deadline=None, suppress_health_check=list(HealthCheck))
+    @hypothesis.given(st.just(None))
+    def run(_: None) -> None:
+        if not box:
+            try:
+                box.append((fn(), None))
+            except BaseException as exc:  # handed back outside Hypothesis
+                box.append((None, exc))
+
+    run()
+    value, exc = box[0]
+    if exc is not None:
+        raise exc
+    return value
+
+
+def minimize(machine_class: type[SuiteMachine], program: list[Op],
+             counterexample: Counterexample) -> Minimized | None:
+    """The failing ``program`` reduced to the steps it needs to break the clause of
+    ``counterexample``; None if replaying it does not reproduce that clause (a target that
+    behaves differently for the same calls: the search's counterexample then stands)."""
+    search = _Search(machine_class, counterexample.clause)
+
+    def run() -> Minimized | None:
+        if not program or not search.fails(program):
+            return None
+        ops = search.best_program
+        ops = _without_tasks(ops, search.fails)
+        ops = _ddmin(ops, search.fails)
+        ops = _simplify(ops, search.fails)
+        ops = _ddmin(ops, search.fails)
+        if len(ops) <= WINDOW_PASS_MAX:
+            ops = _without_windows(ops, search.fails)
+        renamed = _small_ids(ops)
+        if renamed is not ops:
+            search.fails(renamed)
+        assert search.best is not None
+        return Minimized(search.best, search.best_program, search.replays,
+                         len(counterexample.steps))
+
+    disabled = logging.root.manager.disable
+    logging.disable(logging.CRITICAL)  # wheels log every callback error
+    try:
+        with guard.guarded():
+            result: Minimized | None = _in_test_context(run)
+    finally:
+        logging.disable(disabled)
+    return result
