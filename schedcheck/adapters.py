@@ -254,12 +254,16 @@ class WheelAdapter:
         if handle.owner is not self and self.capabilities.handles == "checked":
             try:  # the implementation's own refusal of a token it does not hold
                 got = self.remove(handle.token)
+            except MemoryError:
+                raise  # a crash, not a refusal
             except Exception:
                 return False
             return got is True
         if style == "raises":
             try:
                 self.remove(handle.token)
+            except MemoryError:
+                raise  # a crash, not a refusal
             except Exception:
                 return False
             stopped = True

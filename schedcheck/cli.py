@@ -2,9 +2,10 @@
 
 ::
 
-    schedcheck check scheduler TARGET [--budget SECONDS | --examples N] [--seed S] [--profile P]
-                                      [--threads]
-                                      [--no-shrink] [--no-cost] [--tolerance] [--out DIR] [--json]
+    schedcheck check scheduler TARGET [--level core|contract] [--budget SECONDS | --examples N]
+                                      [--seed S] [--profile P] [--threads] [--no-shrink]
+                                      [--no-cost] [--tolerance] [--step-seconds S] [--out DIR]
+                                      [--json]
     schedcheck check wheel TARGET ...
     schedcheck prove [...]          # the z3 lemmas (schedcheck.specs.prove, its own options)
     schedcheck zoo [--examples N] [--seed S] [--only NAME ...] [--system S] [--shrink] [--json]
@@ -13,11 +14,14 @@
                       [--no-shrink] [--json]
 
 ``check`` always runs with a seed (a random one when ``--seed`` is not given) and prints it in
-the "search again" command, so that every report can be reproduced. It runs the differential
-suite as a budgeted search (``schedcheck.harness.search``: ``--budget`` seconds, default 25,
-or ``--examples`` examples; it stops at the first counterexample and minimises it), then
+the "search again" command, so that every report can be reproduced. It grades the core level,
+then the contract level (``--level`` picks one; ``schedcheck.levels``), each keeping going
+after a counterexample so that every broken clause gets its own (``schedcheck.keep_going``);
+with ``--budget SECONDS`` it instead runs the differential suite as a budgeted search
+(``schedcheck.harness.search``) that stops at the first counterexample and minimises it. Then
 (unless ``--no-cost``) the scaling clause, then with ``--threads`` the concurrent rounds and,
-when the build has it, real-thread stress.
+when the build has it, real-thread stress. Every call of the target has a time limit
+(``--step-seconds``): a hang is a verdict.
 
 Exit status: 0 every property held (every mutant killed, every lemma proved); 1 a
 counterexample was found (a mutant survived, a lemma failed); 2 the target or the arguments are
@@ -108,9 +112,15 @@ def cmd_check(args: argparse.Namespace) -> int:
         target = load_target(args.target)
     except TargetError as exc:
         return _unusable(str(exc))
-    why = pipeline.probe_construct(system, target.factory)
+    # the core level needs fewer methods than the contract level; --level contract needs all
+    needs = None if args.level == "contract" else system.core_operations or None
+    why = pipeline.probe_construct(system, target.factory, operations=needs)
     if why is not None:
-        return _unusable(f"target {args.target!r} is unusable: {why}")
+        hint = (" (the core level needs only "
+                f"{', '.join(system.core_operations)}: try --level core)"
+                if args.level == "contract" and pipeline.probe_construct(
+                    system, target.factory, operations=system.core_operations) is None else "")
+        return _unusable(f"target {args.target!r} is unusable: {why}{hint}")
     show_progress = not args.json and sys.stderr.isatty()
     say = _status_printer(show_progress)
     say(f"check {system.name} {args.target}")
@@ -121,12 +131,13 @@ def cmd_check(args: argparse.Namespace) -> int:
         with logs:
             result = pipeline.check(
                 system, target.factory, target_name=args.target, examples=args.examples,
-                seed=seed, profile=args.profile, shrink=not args.no_shrink, search=True,
-                budget=args.budget,
+                seed=seed, profile=args.profile, shrink=not args.no_shrink,
+                search=args.budget is not None, budget=args.budget,
                 tolerance=args.tolerance, cost=not args.no_cost, rounds=args.threads,
                 stress=args.threads, total=args.examples,
                 bar=lambda label, total: progress_display(label, total, show_progress),
-                status=say)
+                status=say, levels=args.budget is None, level=args.level,
+                step_seconds=args.step_seconds)
     except pipeline.Unusable as exc:
         return _unusable(f"target {args.target!r} is unusable: {exc}")
     except SchedcheckInternalError as exc:
@@ -156,13 +167,13 @@ def cmd_check(args: argparse.Namespace) -> int:
             sys.stdout.write(card_text(result) + "\n")
         for note in result.notes:
             sys.stdout.write(f"note: {note}\n")
-        cx = result.counterexample
-        if cx is not None:
-            from schedcheck.report.steps import steps_text
+        from schedcheck.report.steps import steps_text
 
+        for cx in result.all_counterexamples():
+            pictures = written.pictures_of.get(cx.clause, written.pictures)
             sys.stdout.write("\n" + steps_text(
                 cx, target=args.target, command=check_command(result, args.target),
-                pictures=[str(p) for p in written.pictures if p.suffix == ".svg"]))
+                pictures=[str(p) for p in pictures if p.suffix == ".svg"]))
         sys.stdout.write(f"\nwritten to {out}/: "
                          + ", ".join(written.rel(p) for p in written.files) + "\n")
     return EXIT_OK if result.ok else EXIT_FOUND
@@ -339,10 +350,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help="module:attr or path/to/file.py:attr, called as the system's "
                             "constructor")
     check.add_argument("--budget", type=float, metavar="SECONDS",
-                       help="search for SECONDS (default 25 without --examples; the search "
-                            "stops at the first counterexample)")
+                       help="run one budgeted search for SECONDS instead of the graded levels "
+                            "(phases, swarm; stops at the first counterexample and minimises it)")
     check.add_argument("--examples", type=positive_int, metavar="N",
-                       help="search N examples (machine runs), >= 1, instead of a time budget")
+                       help="examples (machine runs) per level or search, >= 1 "
+                            "(default: the profile's)")
     check.add_argument("--seed", type=int, metavar="S",
                        help=_SEED_HELP % "a random one, printed in the report")
     check.add_argument("--profile", choices=("ci", "dev", "thorough"),
@@ -354,6 +366,13 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--tolerance", action="store_true",
                        help="wheels: check never early/twice/after cancel/lost instead of the "
                             "contract's exact due ticks, and list the timers that differ")
+    check.add_argument("--level", choices=("core", "contract"),
+                       help="grade one level only: core (what every correct design holds) "
+                            "or contract (the full rules of specs/); default: both, core "
+                            "first")
+    check.add_argument("--step-seconds", type=float, metavar="S", default=None,
+                       help="the longest one call of the target may take before it counts "
+                            "as a hang (default 10)")
     check.add_argument("--no-cost", action="store_true",
                        help="skip the scaling clause (*-COST: a timed run at n and 8n)")
     check.add_argument("--out", metavar="DIR",

@@ -1,5 +1,9 @@
 """The check pipeline: suite -> scaling clause -> concurrent rounds -> real-thread stress.
 
+``schedcheck check`` asks for graded levels (``levels=True``): the suite stage is then the core
+and the contract level, each keep-going (``schedcheck.levels``), and the scaling clause runs,
+guarded, whenever the contract level was graded.
+
 :func:`check` is the one way a target is checked: ``schedcheck check``, ``schedcheck verify``,
 the pytest API and the zoo all call it, choosing the stages they need. Each stage after the
 first runs only while no counterexample has been found, and folds its verdicts into the same
@@ -85,6 +89,9 @@ def check(
     status: Callable[[str], None] | None = None,
     budget: float | None = None,
     search: bool = False,
+    levels: bool = False,
+    level: str | None = None,
+    step_seconds: float | None = None,
 ) -> RunResult:
     """Run the chosen stages against ``factory`` and return one RunResult.
 
@@ -96,8 +103,11 @@ def check(
     progress per stage (``total`` defaults to ``examples``); ``status`` gets one line as each
     stage starts. ``search=True`` or a ``budget`` (seconds) runs the suite as the budgeted
     search (``schedcheck.harness.search``: phases until the budget or ``examples`` is spent,
-    then the counterexample minimised). Raises :class:`Unusable` when the target cannot be
-    built, ValueError for an unknown system or a tolerance mode the system lacks.
+    then the counterexample minimised). ``levels=True`` (and no search) grades the core level,
+    then the contract level (only the one named by ``level``), each keep-going
+    (``schedcheck.levels``); the scaling clause then runs whenever the contract level is graded
+    and supported. Raises :class:`Unusable` when the target cannot be built, ValueError for an
+    unknown system or a tolerance mode the system lacks.
     """
     entry = _system(system)
     show = bar or _no_bar
@@ -109,7 +119,19 @@ def check(
     def found() -> bool:
         return result is not None and result.counterexample is not None
 
-    if suite:
+    if suite and levels and not search and budget is None:
+        from schedcheck.harness import guard
+        from schedcheck.harness.wheel_fixtures import TargetUnusable
+        from schedcheck.levels import grade
+
+        with show(label, shown_total) as progress, guard.step_limit(step_seconds):
+            try:
+                result = grade(entry, factory, level=level, target_name=target_name,
+                               examples=examples, seed=seed, profile=profile, shrink=shrink,
+                               tolerance=tolerance, progress=progress, status=say)
+            except TargetUnusable as exc:
+                raise Unusable(str(exc)) from exc
+    elif suite:
         say(f"suite: {label}")
         with show(label, shown_total) as progress:
             if search or budget is not None:
@@ -120,13 +142,18 @@ def check(
                 result = run_suite(entry, factory, target_name=target_name, examples=examples,
                                    seed=seed, profile=profile, settings=settings,
                                    shrink=shrink, tolerance=tolerance, progress=progress)
-    if cost and not found():
+    # graded levels keep going: the scaling clause runs whenever the contract level ran
+    graded = not (suite and levels) or _contract_graded(result)
+    if cost and graded and (not found() or (suite and levels)):
         say(f"scaling clause {entry.cost_clause}: {label}, a timed run at n and 8n")
         if result is None:
             result = RunResult.fresh(entry.name, target_name or _name(factory))
         kwargs = {"n": cost_n} if cost_n is not None else {}
-        fold_scaling(result, run_scaling(entry, factory, **kwargs))
-    if rounds and not found():
+        if suite and levels:  # a target already caught misbehaving: its timed run is guarded
+            _guarded_scaling(entry, factory, result, kwargs)
+        else:
+            fold_scaling(result, run_scaling(entry, factory, **kwargs))
+    if rounds and not found() and graded:
         say(f"concurrent rounds: {label}")
         with show(f"{label} (concurrent rounds)", shown_total) as progress:
             rounds_result = run_rounds(entry, factory, target_name=target_name,
@@ -136,7 +163,7 @@ def check(
             result = rounds_result
         else:
             fold_result(result, rounds_result)
-    if stress and not found():
+    if stress and not found() and graded:
         say(f"real-thread stress: {label}")
         if result is None:
             result = RunResult.fresh(entry.name, target_name or _name(factory))
@@ -144,7 +171,41 @@ def check(
             fold_result(result, run_stress(entry, factory, seed=seed, progress=progress))
     if result is None:
         result = RunResult.fresh(entry.name, target_name or _name(factory))
+    if suite and levels:
+        from schedcheck.levels import explain_stages
+
+        explain_stages(entry, result, cost=cost, rounds=rounds)
     return result
+
+
+#: The longest the guarded scaling run may take (it judges cost as a ratio, never seconds).
+SCALING_SECONDS = 30.0
+
+
+def _guarded_scaling(entry: System, factory: Callable[..., Any], result: RunResult,
+                     kwargs: dict[str, Any]) -> None:
+    """The scaling clause under the guards; a hang or a crash leaves it not reached, saying
+    so (the suite judges misbehaviour; a timed run only measures cost)."""
+    from schedcheck.harness import guard
+
+    why = ""
+    with guard.guarded(seconds=SCALING_SECONDS):
+        try:
+            scaling = guard.call_limited(run_scaling, entry, factory, **kwargs)
+        except guard.StepTimeout:
+            why = f"not reached: the timed run did not finish within {SCALING_SECONDS:g} s"
+        except Exception as exc:
+            why = f"not reached: the timed run raised {type(exc).__name__}: {exc}"
+    if why:
+        result.stats[entry.cost_clause].why = why
+    else:
+        fold_scaling(result, scaling)
+
+
+def _contract_graded(result: RunResult | None) -> bool:
+    from schedcheck.levels import contract_graded
+
+    return result is not None and contract_graded(result)
 
 
 def _name(factory: Callable[..., Any]) -> str:
@@ -398,8 +459,10 @@ def fold_result(into: RunResult, other: Any) -> None:
         into.counterexample = other.counterexample
 
 
-def probe_construct(system: System | str, factory: Callable[..., Any]) -> str | None:
-    """``None`` if ``factory`` builds with ordinary arguments, else why not (one sentence)."""
+def probe_construct(system: System | str, factory: Callable[..., Any], *,
+                    operations: tuple[str, ...] | None = None) -> str | None:
+    """``None`` if ``factory`` builds with ordinary arguments and has ``operations`` (default:
+    every method the contract suite calls), else why not (one sentence)."""
     entry = _system(system)
     shown = f"cls({', '.join(map(str, entry.probe_args))})"
     try:
@@ -407,7 +470,7 @@ def probe_construct(system: System | str, factory: Callable[..., Any]) -> str | 
     except Exception as exc:
         return (f"calling it as {shown} raised {type(exc).__name__}: {exc} -- a {entry.name} "
                 f"target must be callable as {entry.constructor}")
-    missing = [m for m in entry.operations if not callable(getattr(obj, m, None))]
+    missing = [m for m in operations or entry.operations if not callable(getattr(obj, m, None))]
     if missing:
         return (f"{shown} returned a {type(obj).__name__} without the required "
                 f"method{'s' if len(missing) > 1 else ''} "

@@ -12,7 +12,9 @@ An entry (:class:`System`) holds
   (operations) the suite calls;
 * the suite (the machine factory, the runner, the scaling check) and the concurrent-round
   mixins, imported when first called, so that importing this module stays light;
-* the bundled targets ``schedcheck verify`` checks, and the zoo's mutants of the system.
+* the bundled targets ``schedcheck verify`` checks, and the zoo's mutants of the system;
+* the core level (``schedcheck.levels``): its clauses, the methods it calls and its runner --
+  the wheel's invariants in tolerance mode, the scheduler's ``harness.sched_core`` machine.
 
 Adding a system is one entry here, its clause table and its suite; the pipeline
 (``schedcheck.pipeline``), the command line, ``verify``, the pytest API and the zoo find it
@@ -61,6 +63,12 @@ class System:
     check_scaling: Callable[..., Any]
     #: the mixins adding a concurrent-round rule to the suite's machine
     round_mixins: Callable[[], tuple[type, ...]]
+    #: the core level: what every correct design holds, whatever its surface and capabilities
+    core_clauses: tuple[str, ...] = ()
+    core_operations: tuple[str, ...] = ()  #: the methods the core level calls
+    #: ``run(factory, *, target_name, examples, seed, profile, progress, shrink, set_aside)``
+    #: -> RunResult of the core level
+    run_core: Callable[..., RunResult] | None = None
 
     def mutants(self) -> list[Mutant]:
         """The zoo's entries for this system, in catalogue order."""
@@ -105,6 +113,35 @@ def _scheduler_rounds() -> tuple[type, ...]:
     from schedcheck.concurrency.mixins import SchedulerRoundMixin
 
     return (SchedulerRoundMixin,)
+
+
+def _scheduler_core(factory: Factory, **kwargs: Any) -> RunResult:
+    from schedcheck.harness.sched_core import run_core_suite
+
+    return run_core_suite(factory, **kwargs)
+
+
+def _wheel_core(factory: Factory, *, set_aside: frozenset[str] = frozenset(),
+                **kwargs: Any) -> RunResult:
+    """The wheel's core: its invariants, in tolerance mode, every other oracle set aside."""
+    from schedcheck.harness.result import CONTRACT_ONLY
+    from schedcheck.harness.wheel_suite import run_wheel_suite
+
+    others = frozenset(cl.id for cl in c.WHEEL_CLAUSES if cl.id not in _WHEEL_CORE)
+    result = run_wheel_suite(factory, tolerance=True, set_aside=set_aside, level_aside=others,
+                             **kwargs)
+    for cid in others:
+        result.stats[cid].why = CONTRACT_ONLY
+    # due ticks are the contract level's business: no tolerance notes about them here
+    result.notes = [n for n in result.notes if not n.startswith(("tolerance mode", "... "))
+                    and "contract due tick" not in n]
+    result.notes.append("core level: the invariants every correct timer holds (never early, "
+                        "never twice, never after a successful cancel, never lost, pending() "
+                        "right); exact due ticks and replies are the contract level's")
+    return result
+
+
+_WHEEL_CORE = (c.W_INV_EARLY, c.W_INV_ONCE, c.W_INV_LATE, c.W_INV_PENDING)
 
 
 def _wheel_machine(factory: Factory, **kwargs: Any) -> type[Any]:
@@ -152,6 +189,9 @@ SCHEDULER = System(
     run_suite=_scheduler_suite,
     check_scaling=_scheduler_scaling,
     round_mixins=_scheduler_rounds,
+    core_clauses=(c.S_CLAIM_DEPS, c.S_CLAIM_ONCE, c.S_ORACLE_CYCLE, c.S4, c.S5, c.S6),
+    core_operations=("submit", "start", "ready", "complete"),
+    run_core=_scheduler_core,
 )
 
 WHEEL = System(
@@ -173,6 +213,9 @@ WHEEL = System(
     run_suite=_wheel_suite,
     check_scaling=_wheel_scaling,
     round_mixins=_wheel_rounds,
+    core_clauses=_WHEEL_CORE,
+    core_operations=("schedule", "cancel", "advance", "pending"),
+    run_core=_wheel_core,
 )
 
 #: Every system, by name, in the order reports list them.

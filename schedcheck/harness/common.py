@@ -86,7 +86,11 @@ __all__ = [
     "observe_model",
     "run_suite",
     "suite_settings",
+    "unshrunk_settings",
 ]
+
+#: How a crash of a target call reads in a step's ``actual`` (``outcomes.observe``).
+CRASHES = ("raises Hang[", "raises OutOfMemory[")
 
 #: ``progress(examples_done, steps, failures)`` -- called after every example (machine run).
 Progress = Callable[[int, int, int], None]
@@ -203,6 +207,9 @@ class RunContext:
         self.failures += 1
         self.last = cx
         self.last_program = list(program or [])
+        # every clause that broke in some example is broken, whichever one is shrunk
+        self.result.seen_broken.setdefault(cx.clause, cx)
+        self.result.break_(cx.clause)
         if _is_final():
             self.final = cx
             self.final_program = self.last_program
@@ -232,6 +239,18 @@ class SuiteMachine(RuleBasedStateMachine):
     system: ClassVar[str] = ""
     #: bound by :func:`run_suite` (a subclass per run) or by the suite's ``make_*_machine``
     _ctx: ClassVar[RunContext | None] = None
+    #: clauses whose oracle is set aside for this run (keep-going grading, or another level's
+    #: clauses): their divergences are not counterexamples (see :meth:`diverge`)
+    set_aside: ClassVar[frozenset[str]] = frozenset()
+    #: the other level's clauses (the core level runs with the contract's set aside): set
+    #: aside too, except for a call that hung or ran out of memory -- a crash is never ignored
+    level_aside: ClassVar[frozenset[str]] = frozenset()
+
+    def can_continue(self, clause: str) -> bool:
+        """Whether this machine stays consistent when a divergence of ``clause`` is ignored
+        (its bookkeeping follows the target's own answers). Default: no -- the example ends
+        (rejected) at a set-aside divergence."""
+        return False
 
     def __init__(self) -> None:
         super().__init__()
@@ -384,9 +403,16 @@ class SuiteMachine(RuleBasedStateMachine):
     ) -> None:
         """Record the counterexample of this run and raise :class:`Divergence`.
 
-        ``step`` (default: the last recorded step) is marked as the diverging one. Never
-        returns.
+        ``step`` (default: the last recorded step) is marked as the diverging one. A clause
+        in :attr:`set_aside` is no counterexample: the call returns when the machine
+        :meth:`can_continue` past it, else the example ends as invalid (``hypothesis.reject``)
+        -- either way the other clauses keep being checked.
         """
+        crashed = step is not None and step.actual.startswith(CRASHES)
+        if clause in self.set_aside or (clause in self.level_aside and not crashed):
+            if self.can_continue(clause):
+                return
+            hypothesis.reject()
         if step is None:
             if not self.trace.steps:
                 self.trace.add("# (before any call)", "before any call")
@@ -445,6 +471,16 @@ def suite_settings(
     return base
 
 
+def unshrunk_settings(examples: int | None, profile: str | None,
+                      shrink: bool) -> hypothesis.settings:
+    """:func:`suite_settings`, without the shrink (and explain) phases unless ``shrink``."""
+    settings = suite_settings(examples=examples, profile=profile)
+    if shrink:
+        return settings
+    skipped = (hypothesis.Phase.shrink, hypothesis.Phase.explain)
+    return hypothesis.settings(settings, phases=[p for p in settings.phases if p not in skipped])
+
+
 def _notes(exc: BaseException) -> str:
     notes = getattr(exc, "__notes__", None) or []
     return "\n".join(str(n) for n in notes)
@@ -483,7 +519,12 @@ def run_suite(
     if seed is not None:
         bound._hypothesis_internal_use_seed = seed  # type: ignore[attr-defined]
         result.seed = seed
-    run_settings = hypothesis.settings(settings, report_multiple_bugs=False)
+    run_settings = hypothesis.settings(
+        settings, report_multiple_bugs=False,
+        # examples ended at a set-aside clause are rejected, which is not a filtering problem
+        suppress_health_check=[*settings.suppress_health_check,
+                               hypothesis.HealthCheck.filter_too_much],
+    )
     if not keep_database:
         run_settings = hypothesis.settings(run_settings, database=None)
     started = time.perf_counter()
@@ -521,6 +562,10 @@ def run_suite(
         _settle(result, cx)
     except unittest.SkipTest:  # no example to run (only the database's, and it has none)
         raise
+    except hypothesis_errors.Unsatisfiable:
+        # every example ended at a set-aside clause: what no example reached is "not reached"
+        result.notes.append(f"{result.system}: every example stopped at a clause already "
+                            "broken; the clauses behind it were not reached")
     except hypothesis_errors.HypothesisException as exc:
         _budget_spent(ctx, exc)
         raise contract.SchedcheckInternalError(

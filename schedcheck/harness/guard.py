@@ -26,7 +26,8 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["STEP_SECONDS", "StepTimeout", "call_limited", "guarded", "memory_ceiling"]
+__all__ = ["STEP_SECONDS", "StepTimeout", "call_limited", "guarded", "memory_ceiling",
+           "step_limit", "step_seconds"]
 
 #: The longest a single call of the target may take before it counts as a hang.
 STEP_SECONDS = 10.0
@@ -34,6 +35,28 @@ STEP_SECONDS = 10.0
 MEMORY_HEADROOM = 4 << 30
 
 _state = {"seconds": 0.0}
+_default = {"seconds": STEP_SECONDS}
+
+
+def step_seconds() -> float:
+    """The step time limit :func:`guarded` uses (``STEP_SECONDS`` unless :func:`step_limit`)."""
+    return _default["seconds"]
+
+
+@contextlib.contextmanager
+def step_limit(seconds: float | None) -> Iterator[None]:
+    """Within the block, guarded runs allow ``seconds`` per call (None: unchanged)."""
+    if seconds is None:
+        yield
+        return
+    if seconds <= 0:
+        raise ValueError(f"a step time limit must be positive, not {seconds!r}")
+    previous = _default["seconds"]
+    _default["seconds"] = seconds
+    try:
+        yield
+    finally:
+        _default["seconds"] = previous
 
 
 class StepTimeout(BaseException):
@@ -91,9 +114,11 @@ def memory_ceiling(extra: int = MEMORY_HEADROOM) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def guarded(seconds: float = STEP_SECONDS, memory: bool = True) -> Iterator[None]:
-    """Within the block, target calls made through :func:`call_limited` have a time limit and
-    the process a memory ceiling. Nested use keeps the outer settings."""
+def guarded(seconds: float | None = None, memory: bool = True) -> Iterator[None]:
+    """Within the block, target calls made through :func:`call_limited` have a time limit
+    (``seconds``, default :func:`step_seconds`) and the process a memory ceiling. Nested use
+    keeps the outer settings."""
+    seconds = seconds or step_seconds()
     if _state["seconds"] or threading.current_thread() is not threading.main_thread():
         yield
         return

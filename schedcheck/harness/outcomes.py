@@ -101,7 +101,10 @@ def observe(
     try:
         raw = guard.call_limited(fn, *args, **kwargs)
     except guard.StepTimeout as exc:  # a hang is a verdict against this call
-        return Observed(error=f"Hang[no reply within {guard.STEP_SECONDS:g} s]", exc=exc)
+        return Observed(error=f"Hang[no reply within {guard.step_seconds():g} s]", exc=exc)
+    except MemoryError as exc:  # a crash under the memory ceiling, never a refusal
+        return Observed(error=f"OutOfMemory[MemoryError{': ' + str(exc) if str(exc) else ''}]",
+                        exc=exc)
     except Exception as exc:
         return Observed(error=_error_name(exc), exc=exc)
     if norm is None:

@@ -5,12 +5,16 @@ the report card, the replay script, the pictures and ``report.json`` *consume* t
 module free of Hypothesis and of any target: it is plain data, JSON-serialisable through
 :meth:`RunResult.to_json`.
 
-Verdicts (never "held" for a clause that was not exercised):
+Verdicts (never "held" for a clause that was not exercised), each with a reason
+(:attr:`ClauseStat.reason`):
 
-* ``held``          -- exercised at least once, never broken;
-* ``broken``        -- a counterexample broke it;
-* ``not supported`` -- the target lacks the optional part the clause needs;
-* ``not exercised`` -- no step reached it.
+* ``held``              -- exercised at least once, fully supported, never broken;
+* ``broken``            -- it broke in at least one example (a counterexample of its own);
+* ``partly exercised``  -- exercised, but the target lacks a part the clause needs (what is
+  missing is the reason), so what was checked held but is not the whole clause;
+* ``not supported``     -- the target lacks the part the clause needs; no step checked it;
+* ``not reached``       -- no step reached it (the reason says why: no example drew it, the
+  run stopped at its budget, the stage did not run).
 """
 
 from __future__ import annotations
@@ -25,8 +29,12 @@ from schedcheck.harness.clauses import Clause, clauses_for
 HELD = "held"
 BROKEN = "broken"
 NOT_SUPPORTED = "not supported"
-NOT_EXERCISED = "not exercised"
+NOT_REACHED = "not reached"
+NOT_EXERCISED = NOT_REACHED  # the earlier name of the same verdict
+PARTLY = "partly exercised"
 UNKNOWN = "unknown"  # a search (linearizability, z3) that ran out of budget
+#: The reason on the card for a clause only the contract level checks.
+CONTRACT_ONLY = "checked at the contract level only"
 
 
 @dataclass
@@ -84,18 +92,39 @@ class ClauseStat:
     broken: bool = False
     supported: bool = True
     verdict_override: str | None = None  #: e.g. UNKNOWN from a search out of budget
+    missing: str = ""  #: what the target lacks for this clause, in words ("" when unknown)
+    why: str = ""  #: a reason set by the run (why not reached, which counterexample broke it)
 
     @property
     def verdict(self) -> str:
         if self.verdict_override:
             return self.verdict_override
-        if not self.supported:
-            return NOT_SUPPORTED
-        if self.broken:
+        if self.broken:  # a clause that broke in any example is never anything else
             return BROKEN
+        if not self.supported:
+            return PARTLY if self.exercised else NOT_SUPPORTED
         if self.exercised == 0:
-            return NOT_EXERCISED
+            return NOT_REACHED
         return HELD
+
+    @property
+    def reason(self) -> str:
+        """Why this verdict, in a few words (the card's last column)."""
+        verdict = self.verdict
+        if self.why:
+            return self.why
+        if verdict == BROKEN:
+            return "a counterexample broke it"
+        lacks = f"the target lacks {self.missing}" if self.missing else "the target lacks a part"
+        if verdict == PARTLY:
+            return f"what was checked held ({self.exercised} checks), but {lacks}"
+        if verdict == NOT_SUPPORTED:
+            return lacks
+        if verdict == NOT_REACHED:
+            return "no step of the run reached it"
+        if verdict == HELD:
+            return f"held in {self.exercised} checks"
+        return ""
 
 
 @dataclass
@@ -110,6 +139,15 @@ class RunResult:
     seed: int | None = None
     stats: dict[str, ClauseStat] = field(default_factory=dict)
     counterexample: Counterexample | None = None
+    #: every broken clause's own counterexample, in the order found (``counterexample`` is
+    #: the first); filled by keep-going grading (``schedcheck.keep_going``)
+    counterexamples: list[Counterexample] = field(default_factory=list)
+    #: clauses that broke in some example of a run that did not shrink them (clause -> the
+    #: first failing run's trace): keep-going grading searches each of them again
+    seen_broken: dict[str, Counterexample] = field(default_factory=dict)
+    level: str = ""  #: "core" or "contract" for one level's run, "" otherwise
+    #: the per-level runs of a graded check (core first); this result's stats merge them
+    levels: list[RunResult] = field(default_factory=list)
     unsupported: list[str] = field(default_factory=list)  #: optional parts the target lacks
     notes: list[str] = field(default_factory=list)
 
@@ -127,8 +165,18 @@ class RunResult:
     def break_(self, clause_id: str) -> None:
         self.stats[clause_id].broken = True
 
-    def unsupported_clause(self, clause_id: str) -> None:
-        self.stats[clause_id].supported = False
+    def unsupported_clause(self, clause_id: str, missing: str = "") -> None:
+        stat = self.stats[clause_id]
+        stat.supported = False
+        if missing and not stat.missing:
+            stat.missing = missing
+
+    def all_counterexamples(self) -> list[Counterexample]:
+        """Every counterexample of the run, one per broken clause, the first one first."""
+        out = list(self.counterexamples)
+        if self.counterexample is not None and self.counterexample not in out:
+            out.insert(0, self.counterexample)
+        return out
 
     @property
     def ok(self) -> bool:
@@ -154,9 +202,21 @@ class RunResult:
                     "source": s.clause.source,
                     "verdict": s.verdict,
                     "exercised": s.exercised,
+                    "reason": s.reason,
                 }
                 for s in self.stats.values()
             ],
+            "levels": [
+                {"level": part.level, "ok": part.ok,
+                 "clauses": {cid: {"verdict": s.verdict, "exercised": s.exercised,
+                                   "reason": s.reason}
+                             for cid, s in part.stats.items()}}
+                for part in self.levels
+            ],
+            "broken": [cx.clause for cx in self.all_counterexamples()],
+            # the other broken clauses' own counterexamples (the first is "counterexample")
+            "other_counterexamples": [dataclasses.asdict(cx)
+                                      for cx in self.all_counterexamples()[1:]],
             "counterexample": (
                 dataclasses.asdict(self.counterexample) if self.counterexample else None
             ),

@@ -9,7 +9,8 @@ independent record of what the harness reported to it:
   dependency failed or was cancelled (directly or through a chain);
 * S-CLAIM-ONCE -- never over the concurrency limit (nor over ``ready(limit)``); the same run
   (task, generation) is never claimed twice;
-* S-ORACLE-CYCLE -- ``start()`` reports a cycle iff networkx finds one;
+* S-ORACLE-CYCLE -- ``start()`` reports a cycle iff networkx finds one (each example submits
+  a whole graph, sometimes with a back edge, and starts it);
 * S4 -- completing a claimed task is accepted; duplicate and late callbacks change nothing
   (their replies, refusals included, are not compared); and nothing is lost: once nothing
   runs, ``ready()`` hands out every task whose dependencies all succeeded;
@@ -26,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+import hypothesis
 import networkx as nx
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, precondition, rule
@@ -40,21 +42,32 @@ from schedcheck.harness.common import (
     call_code,
     observe,
     run_suite,
-    suite_settings,
+    unshrunk_settings,
 )
-from schedcheck.harness.result import RunResult
+from schedcheck.harness.result import CONTRACT_ONLY, RunResult
 
 __all__ = ["CORE_CLAUSES", "SchedulerCoreMachine", "make_core_machine", "run_core_suite"]
 
 IDS = ("a", "b", "c", "d", "e", "f")
 #: The clauses this level checks; every other scheduler clause belongs to the contract level.
 CORE_CLAUSES = ("S-CLAIM-DEPS", "S-CLAIM-ONCE", "S-ORACLE-CYCLE", "S4", "S5", "S6")
-#: The card's verdict for a clause the core level does not check.
-CONTRACT_ONLY = "contract level"
 
 
 def _noop() -> None:
     return None
+
+
+@st.composite
+def graphs(draw: st.DrawFn) -> dict[str, tuple[str, ...]]:
+    """A graph over the first 1..6 ids, each task depending on earlier ones; one time in
+    four an extra edge to any task (a cycle, a self-loop, or just a later dependency)."""
+    ids = IDS[:draw(st.integers(1, len(IDS)))]
+    graph = {tid: tuple(draw(st.lists(st.sampled_from(ids[:i]), max_size=3, unique=True)))
+             if i else () for i, tid in enumerate(ids)}
+    if draw(st.integers(0, 3)) == 0:
+        tid, dep = draw(st.sampled_from(ids)), draw(st.sampled_from(ids))
+        graph[tid] = tuple(dict.fromkeys((*graph[tid], dep)))
+    return graph
 
 
 class SchedulerCoreMachine(SuiteMachine):
@@ -71,9 +84,16 @@ class SchedulerCoreMachine(SuiteMachine):
         self.cyclic = False
         self.state: dict[Any, str] = {}  # waiting | running | succeeded | dead
         self.claims: list[tuple[Any, int]] = []
+        self.killed: dict[Any, str] = {}  # task -> "S5" (failed) or "S6" (cancelled)
+        self.late: set[Any] = set()  # tasks a complete() reached before any claim
         self.seen: set[tuple[Any, int]] = set()
 
     # ------------------------------------------------------------------ helpers
+
+    def can_continue(self, clause: str) -> bool:
+        """A claim over the limit or before its dependencies is still recorded as running:
+        with that oracle set aside, every other check stays sound."""
+        return clause in ("S-CLAIM-ONCE", "S-CLAIM-DEPS", "S4", "S5", "S6")
 
     def _call(self, words: str, method: str, *args: Any, norm: Any = None) -> tuple[Any, Observed]:
         step = self.trace.add(call_code(method, *args), words)
@@ -89,6 +109,16 @@ class SchedulerCoreMachine(SuiteMachine):
                 return True
         return False
 
+    def _killer(self, tid: Any, seen: frozenset[Any] = frozenset()) -> str | None:
+        """S5 or S6: the rule of the failure or cancel upstream of ``tid``, if any."""
+        for dep in self.deps.get(tid, ()):
+            if dep in self.killed:
+                return self.killed[dep]
+            found = None if dep in seen else self._killer(dep, seen | {tid})
+            if found:
+                return found
+        return None
+
     def _claimable(self, tid: Any) -> bool:
         return self.state[tid] == "waiting" and all(
             self.state.get(d) == "succeeded" for d in self.deps[tid])
@@ -101,19 +131,22 @@ class SchedulerCoreMachine(SuiteMachine):
 
     # ------------------------------------------------------------------ rules
 
-    @initialize(mc=st.sampled_from((1, 2, 3, 1000)))
-    def build(self, mc: int) -> None:
+    @initialize(mc=st.sampled_from((1, 2, 3, 1000)), graph=graphs())
+    def build(self, mc: int, graph: dict[str, tuple[str, ...]]) -> None:
+        """Build the target, submit a whole graph and start it: every example reaches the
+        claims (a graph built rule by rule is often never started)."""
         self.mc = mc
         self.trace.setup = f"target = factory({mc})"
         built = observe(type(self).factory, mc)
         if not built.ok:
             self.diverge("S4", f"the target cannot be built as factory({mc}): "
                                f"{built.describe()}")
+            hypothesis.reject()  # set aside: nothing to go on with
         self.target = built.value
+        for tid, deps in graph.items():
+            self.submit(tid, list(deps))
+        self.start()
 
-    @precondition(lambda self: not self.started and len(self.deps) < len(IDS))
-    @rule(tid=st.sampled_from(IDS), deps=st.lists(st.sampled_from(IDS), max_size=3,
-                                                  unique=True))
     def submit(self, tid: str, deps: list[str]) -> None:
         if tid in self.deps:
             return
@@ -127,8 +160,6 @@ class SchedulerCoreMachine(SuiteMachine):
             self.diverge("S4", f"submit({tid!r}, {tuple(deps)!r}) before start() was "
                                f"refused: {got.describe()}", step=step)
 
-    @precondition(lambda self: not self.started and bool(self.deps))
-    @rule()
     def start(self) -> None:
         for tid in [d for ds in list(self.deps.values()) for d in ds if d not in self.deps]:
             if tid not in self.deps:  # an unknown dependency: submitted as a task of its own
@@ -154,6 +185,7 @@ class SchedulerCoreMachine(SuiteMachine):
                                norm=adapt.norm_claims)
         if not got.ok:
             self.diverge("S4", f"ready({limit}) after start() {got.describe()}", step=step)
+            hypothesis.reject()  # set aside: no claims to go on with
         running = sum(1 for s in self.state.values() if s == "running")
         claims: list[tuple[Any, int]] = got.value
         self.exercise("S-CLAIM-ONCE", "S-CLAIM-DEPS")
@@ -171,7 +203,14 @@ class SchedulerCoreMachine(SuiteMachine):
                        "has a dependency that failed or was cancelled" if self._doomed(tid)
                        else "has a dependency that has not succeeded: "
                        + repr([d for d in self.deps[tid] if self.state.get(d) != "succeeded"]))
-                self.diverge("S-CLAIM-DEPS", f"ready() claimed {tid!r}, which {why}",
+                # released after a failure or a cancel: that rule's breach (S5/S6)
+                clause = self._killer(tid) if tid in self.state else None
+                if clause is None and tid in self.state and any(
+                        d in self.late for d in self.deps[tid]
+                        if self.state.get(d) != "succeeded"):
+                    clause = "S4"  # a late callback for a dependency released it
+                    why += " (a complete() for a dependency never claimed released it)"
+                self.diverge(clause or "S-CLAIM-DEPS", f"ready() claimed {tid!r}, which {why}",
                              step=step)
             self.seen.add(key)
             self.claims.append((tid, gen))
@@ -198,20 +237,23 @@ class SchedulerCoreMachine(SuiteMachine):
         enabled: after a cycle it is the one rule left, and does nothing.)"""
         if not self._live() or self.state.get(tid) != "waiting":
             return
+        self.late.add(tid)
         self._call(f"complete {tid!r}, which was never claimed", "complete", tid, 0)
         self.exercise("S4")
 
-    @precondition(lambda self: self.caps.fail and bool(self.claims))
+    def _running(self) -> list[tuple[Any, int]]:
+        return [(t, g) for t, g in self.claims if self.state[t] == "running"]
+
+    @precondition(lambda self: self.caps.fail and bool(self._running()))
     @rule(i=st.integers(0, 50))
     def fail(self, i: int) -> None:
-        tid, gen = self.claims[i % len(self.claims)]
-        if self.state[tid] != "running":
-            return
+        running = self._running()
+        tid, gen = running[i % len(running)]
         step, got = self._call(f"fail {tid!r}", "fail", tid, gen)
         if not got.ok:
             self.diverge("S5", f"fail({tid!r}, {gen}) of a running claim was refused: "
                          f"{got.describe()}", step=step)
-        self.state[tid] = "dead"
+        self.state[tid], self.killed[tid] = "dead", "S5"
         self.exercise("S5")
 
     @precondition(lambda self: self.caps.cancel and self._live())
@@ -223,16 +265,24 @@ class SchedulerCoreMachine(SuiteMachine):
         if not got.ok:
             self.diverge("S6", f"cancel({tid!r}) of an unclaimed task was refused: "
                          f"{got.describe()}", step=step)
-        self.state[tid] = "dead"
+        self.state[tid], self.killed[tid] = "dead", "S6"
         self.exercise("S6")
 
     @precondition(lambda self: self._live())
-    @rule()
-    def drain(self) -> None:
-        """Claim and complete until nothing runs: nothing that can run may be lost."""
+    @rule(fail_every=st.sampled_from((0, 0, 2, 3)))
+    def drain(self, fail_every: int) -> None:
+        """Claim and complete until nothing runs: nothing that can run may be lost. With
+        ``fail_every`` k > 0 (and a ``fail``), every k-th running claim fails instead: its
+        dependents must then never be handed out."""
+        done = 0
         for _ in range(len(self.deps) + 2):
             for tid, gen in list(self.claims):
-                if self.state[tid] == "running":
+                if self.state[tid] != "running":
+                    continue
+                done += 1
+                if self.caps.fail and fail_every and done % fail_every == 0:
+                    self.fail(self._running().index((tid, gen)))
+                else:
                     self.complete(self.claims.index((tid, gen)), 1)
             before = len(self.claims)
             self.ready(None)
@@ -263,11 +313,11 @@ def grade_core(result: RunResult, caps: SchedulerCapabilities) -> None:
     """Mark what the core level leaves to the contract level, and what the target lacks."""
     for cid, stat in result.stats.items():
         if cid not in CORE_CLAUSES:
-            stat.verdict_override = CONTRACT_ONLY
+            stat.why = CONTRACT_ONLY
     if not caps.fail:
-        result.unsupported_clause("S5")
+        result.unsupported_clause("S5", "fail()")
     if not caps.cancel:
-        result.unsupported_clause("S6")
+        result.unsupported_clause("S6", "cancel()")
     for part in caps.missing():
         if part not in result.unsupported:
             result.unsupported.append(part)
@@ -281,11 +331,16 @@ def run_core_suite(
     seed: int | None = None,
     profile: str | None = None,
     progress: Progress | None = None,
+    shrink: bool = True,
+    set_aside: frozenset[str] = frozenset(),
 ) -> RunResult:
-    """The core level against ``factory(max_concurrency)``; see the module docstring."""
+    """The core level against ``factory(max_concurrency)``; see the module docstring.
+    ``shrink=False`` keeps the first failing run; ``set_aside`` names clauses whose oracle is
+    set aside (keep-going grading)."""
     result = RunResult.fresh("scheduler", target_name or getattr(factory, "__qualname__", ""))
     machine = make_core_machine(factory, result=result)
-    run_suite(machine, result, suite_settings(examples=examples, profile=profile), progress,
+    machine.set_aside = frozenset(set_aside)
+    run_suite(machine, result, unshrunk_settings(examples, profile, shrink), progress,
               seed=seed)
     result.notes.append("core level: the invariants every correct scheduler holds; "
                         "the contract's exact replies were not compared")

@@ -42,7 +42,6 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
-import hypothesis
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     Bundle,
@@ -84,7 +83,7 @@ from schedcheck.harness.common import (
     check_expr,
     observe,
     run_suite,
-    suite_settings,
+    unshrunk_settings,
 )
 from schedcheck.harness.program import atomic
 from schedcheck.harness.result import RunResult, Step
@@ -586,10 +585,14 @@ def run_scheduler_suite(
     profile: str | None = None,
     progress: Progress | None = None,
     extra_bases: tuple[type, ...] = (),
+    shrink: bool = True,
+    set_aside: frozenset[str] = frozenset(),
 ) -> RunResult:
     """Run the suite against ``factory``. A counterexample is returned in the result (never
-    raised); a bug in schedcheck raises SchedcheckInternalError."""
+    raised); a bug in schedcheck raises SchedcheckInternalError. ``shrink=False`` keeps the
+    first failing run; ``set_aside`` names clauses whose oracle is set aside."""
     result = RunResult.fresh("scheduler", target_name or getattr(factory, "__qualname__", ""))
     machine = make_scheduler_machine(factory, result=result, extra_bases=extra_bases)
-    settings: hypothesis.settings = suite_settings(examples=examples, profile=profile)
-    return run_suite(machine, result, settings, progress, seed=seed)
+    machine.set_aside = frozenset(set_aside)
+    return run_suite(machine, result, unshrunk_settings(examples, profile, shrink), progress,
+                     seed=seed)

@@ -69,19 +69,29 @@ def record_unsupported(result: RunResult, support: Support) -> None:
         if part not in result.unsupported:
             result.unsupported.append(part)
         if part in clause_of:
-            result.unsupported_clause(clause_of[part])
+            result.unsupported_clause(clause_of[part], part)
     caps = support.caps
     how = "declared" if support.declared else "probed"
     for part in caps.missing():
         if part not in result.unsupported:
             result.unsupported.append(f"{part} ({how})")
+    if caps.max_delay is not None:  # deadlines far ahead (many rotations) are part of W-T1
+        result.unsupported_clause("W-T1", f"delays beyond {caps.max_delay} (a bounded "
+                                          f"horizon, {how})")
     if not caps.validates_args:
-        result.unsupported_clause("W6")
+        result.unsupported_clause("W6", f"TypeError/ValueError for malformed arguments ({how})")
     if not caps.counts_pending:
-        result.unsupported_clause("W-INV-PENDING")
+        result.unsupported_clause("W-INV-PENDING", f"its own count of pending timers ({how})")
     if not caps.due_ticks:
         for cid in ("W2", "W3", "W-T1"):
-            result.unsupported_clause(cid)
+            result.unsupported_clause(cid, f"the contract's exact due ticks: it fires at the "
+                                           f"deadline itself ({how})")
+    if caps.handles != "checked":
+        result.unsupported_clause("W4", f"refusing another wheel's handle: a handle cancels "
+                                        f"itself ({how})")
+    if caps.cancel == "none":
+        result.unsupported_clause("W4", f"cancel() saying whether it stopped the timer: it "
+                                        f"returns None ({how})")
     if caps.cancel == "missing":
         for cid in ("W4", "W-T3"):
-            result.unsupported_clause(cid)
+            result.unsupported_clause(cid, f"cancel() ({how})")

@@ -1,9 +1,12 @@
-"""The report card: one row per clause with its verdict and how many steps exercised it.
+"""The report card: one row per clause with its verdict, how many steps exercised it and why.
 
-Rows come from ``RunResult.stats`` (the clause catalogue of ``schedcheck.harness.clauses``:
-contract rules, invariants, oracles, extensions, the seed's "what the interviewer tests" points,
-cost and linearizability). The verdict is ``ClauseStat.verdict`` -- this module never upgrades
-one: a clause no step reached prints "not exercised", never "held".
+A graded check (``schedcheck.levels``) prints one section per level, core first: the core
+level's own clauses as it judged them, then every clause as both levels together judged it
+(the contract level's section). Rows come from ``RunResult.stats`` (the clause catalogue of
+``schedcheck.harness.clauses``: contract rules, invariants, oracles, extensions, the seed's
+"what the interviewer tests" points, cost and linearizability). The verdict is
+``ClauseStat.verdict`` -- this module never upgrades one: a clause no step reached prints
+"not reached", never "held".
 
 Two renderings of the same rows: a rich ``Table`` for the terminal and plain text (for
 ``report.txt``, pytest failure messages and a terminal that is not a TTY).
@@ -17,21 +20,29 @@ from rich.text import Text
 from schedcheck.harness.result import (
     BROKEN,
     HELD,
-    NOT_EXERCISED,
+    NOT_REACHED,
     NOT_SUPPORTED,
+    PARTLY,
     UNKNOWN,
     ClauseStat,
     RunResult,
 )
+from schedcheck.systems import get
 
-__all__ = ["STYLES", "card_rows", "card_table", "card_text", "summary_line"]
+__all__ = ["STYLES", "card_rows", "card_sections", "card_table", "card_text", "summary_line"]
+
+#: The order verdicts are counted in.
+ORDER = (HELD, BROKEN, PARTLY, NOT_SUPPORTED, NOT_REACHED, UNKNOWN)
+LEVEL_TITLES = {"core": "core level -- what every correct design holds",
+                "contract": "contract level -- the full rules of specs/ (both levels merged)"}
 
 #: rich styles (and the HTML report's CSS classes use the same verdict names).
 STYLES: dict[str, str] = {
     HELD: "green",
     BROKEN: "bold red",
     NOT_SUPPORTED: "yellow",
-    NOT_EXERCISED: "dim",
+    PARTLY: "cyan",
+    NOT_REACHED: "dim",
     UNKNOWN: "magenta",
 }
 
@@ -48,15 +59,56 @@ def _row(stat: ClauseStat) -> tuple[str, str, str, str, int]:
     return (stat.clause.id, stat.clause.title, stat.clause.source, stat.verdict, stat.exercised)
 
 
-def summary_line(result: RunResult) -> str:
+def card_sections(result: RunResult) -> list[tuple[str, list[ClauseStat]]]:
+    """``(title, stats)`` per section: one untitled section for a plain run; for a graded
+    check the core level's clauses, then (when the contract level was graded) every clause
+    as the levels together judged it."""
+    if not result.levels:
+        return [("", list(result.stats.values()))]
+    sections = []
+    core = get(result.system).core_clauses
+    for part in result.levels:
+        if part.level == "core":  # its clauses, and any other a crash broke at this level
+            sections.append((LEVEL_TITLES["core"], [
+                s for cid, s in part.stats.items() if cid in core or s.verdict == BROKEN]))
+        else:
+            sections.append((LEVEL_TITLES.get(part.level, part.level),
+                             list(result.stats.values())))
+    return sections
+
+
+#: Rows "not supported" for one and the same reason are folded into one line from this many.
+FOLD = 4
+
+
+def _folded(stats: list[ClauseStat]) -> tuple[list[ClauseStat], list[tuple[list[str], str]]]:
+    """The rows to print one by one, and ``(clause ids, reason)`` per group of at least
+    :data:`FOLD` clauses "not supported" for the same reason (printed as one line)."""
+    by_reason: dict[str, list[str]] = {}
+    for stat in stats:
+        if stat.verdict == NOT_SUPPORTED:
+            by_reason.setdefault(stat.reason, []).append(stat.clause.id)
+    groups = [(ids, reason) for reason, ids in by_reason.items() if len(ids) >= FOLD]
+    folded = {cid for ids, _ in groups for cid in ids}
+    return [s for s in stats if s.clause.id not in folded], groups
+
+
+def verdict_counts(stats: list[ClauseStat]) -> str:
     counts: dict[str, int] = {}
-    for *_, verdict, _steps in card_rows(result):
-        counts[verdict] = counts.get(verdict, 0) + 1
-    parts = [f"{counts[v]} {v}" for v in (HELD, BROKEN, NOT_SUPPORTED, NOT_EXERCISED, UNKNOWN)
-             if counts.get(v)]
-    status = "OK" if result.ok else "COUNTEREXAMPLE FOUND"
+    for stat in stats:
+        counts[stat.verdict] = counts.get(stat.verdict, 0) + 1
+    return ", ".join(f"{counts[v]} {v}" for v in ORDER if counts.get(v))
+
+
+def summary_line(result: RunResult) -> str:
+    shown = [s for _title, stats in card_sections(result) for s in stats]
+    if result.levels:  # each clause once: its last (merged) row
+        shown = list({s.clause.id: s for s in shown}.values())
+    broken = len(result.all_counterexamples())
+    status = ("OK" if result.ok else "COUNTEREXAMPLE FOUND" if broken <= 1
+              else f"{broken} COUNTEREXAMPLES FOUND")
     return (
-        f"{result.system} {result.target}: {status} -- {', '.join(parts) or 'no clauses'}; "
+        f"{result.system} {result.target}: {status} -- {verdict_counts(shown) or 'no clauses'}; "
         f"{result.examples} examples, {result.steps} steps, {result.seconds:.1f}s"
         + (f", seed {result.seed}" if result.seed is not None else "")
     )
@@ -69,8 +121,19 @@ def card_table(result: RunResult) -> Table:
     table.add_column("source", style="dim")
     table.add_column("verdict", no_wrap=True)
     table.add_column("steps", justify="right")
-    for cid, title, source, verdict, steps in card_rows(result):
-        table.add_row(cid, title, source, Text(verdict, style=STYLES.get(verdict, "")), str(steps))
+    table.add_column("why", style="dim")
+    for title, stats in card_sections(result):
+        if title:
+            table.add_section()
+            table.add_row(Text(title, style="bold"), "", "", Text(verdict_counts(stats)), "", "")
+        rows, groups = _folded(stats)
+        for stat in rows:
+            cid, what, source, verdict, steps = _row(stat)
+            table.add_row(cid, what, source, Text(verdict, style=STYLES.get(verdict, "")),
+                          str(steps), "" if verdict == HELD else stat.reason)
+        for ids, reason in groups:
+            table.add_row(f"{len(ids)} clauses", ", ".join(ids), "",
+                          Text(NOT_SUPPORTED, style=STYLES[NOT_SUPPORTED]), "0", reason)
     table.caption = summary_line(result)
     return table
 
@@ -78,13 +141,23 @@ def card_table(result: RunResult) -> Table:
 def card_text(result: RunResult, *, width: int = 100) -> str:
     """The card as plain text (no colour), fixed columns."""
     lines = [f"report card: {result.system} {result.target}"]
-    header = f"  {'clause':<15} {'verdict':<14} {'steps':>7}  what must hold"
-    lines.append(header)
-    lines.append("  " + "-" * (len(header) - 2))
-    for cid, title, _source, verdict, steps in card_rows(result):
-        mark = "!!" if verdict == BROKEN else "  "
-        room = max(20, width - 44)
-        short = title if len(title) <= room else title[: room - 3] + "..."
-        lines.append(f"{mark}{cid:<15} {verdict:<14} {steps:>7}  {short}")
+    header = f"  {'clause':<15} {'verdict':<16} {'steps':>7}  what must hold"
+    for title, stats in card_sections(result):
+        if title:
+            lines.append(f"{title}: {verdict_counts(stats)}")
+        lines.append(header)
+        lines.append("  " + "-" * (len(header) - 2))
+        rows, groups = _folded(stats)
+        for stat in rows:
+            cid, what, _source, verdict, steps = _row(stat)
+            mark = "!!" if verdict == BROKEN else "  "
+            room = max(20, width - 46)
+            short = what if len(what) <= room else what[: room - 3] + "..."
+            lines.append(f"{mark}{cid:<15} {verdict:<16} {steps:>7}  {short}")
+            if verdict != HELD and stat.reason:
+                lines.append(f"{'':<43}why: {stat.reason}")
+        for ids, reason in groups:
+            lines.append(f"  {len(ids)} clauses {NOT_SUPPORTED}: {', '.join(ids)}")
+            lines.append(f"{'':<43}why: {reason}")
     lines.append(summary_line(result))
     return "\n".join(lines)

@@ -50,7 +50,8 @@ th, td { border: 1px solid #e1e1e1; padding: 4px 8px; text-align: left; vertical
 th { background: #f3f3f3; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .v-held { color: #1a7f37; font-weight: 600; } .v-broken { color: #cf222e; font-weight: 700; }
-.v-not-supported { color: #9a6700; } .v-not-exercised { color: #888; }
+.v-not-supported { color: #9a6700; } .v-not-reached { color: #888; }
+.v-partly-exercised { color: #1f6f8b; }
 .v-unknown { color: #8250df; }
 tr.broken td { background: #fff0f0; }
 table.witness { margin: 4px 0; font-size: 90%; }
@@ -318,7 +319,7 @@ def index_html(report: VerifyReport) -> str:
         body.append('<p class="lede">One row per clause: the contract\'s rules, the invariants '
                     "checked after every step, the oracles, the seed's points of what the "
                     "interviewer tests, cost and linearizability. A clause no step reached says "
-                    "<em>not exercised</em>, never <em>held</em>.</p>")
+                    "<em>not reached</em>, never <em>held</em>.</p>")
         for s in report.suites:
             body.append(card_html(s.result))
             if s.result.counterexample is not None:

@@ -3,7 +3,10 @@
 Always: ``report.json`` (``RunResult.to_json()`` plus the command, the files written and the
 thread schedule) and ``card.txt`` (the plain report card). On a counterexample also:
 ``steps.txt`` (plain words, model vs implementation side by side), ``replay.py`` (standalone),
-and the pictures (``*.dot`` always, ``*.svg``/``*.png`` when ``dot`` exists).
+and the pictures (``*.dot`` always, ``*.svg``/``*.png`` when ``dot`` exists). A graded check
+that broke clauses (keep going: ``RunResult.counterexamples``) also writes one subfolder per
+broken clause, named by its id (``W-INV-EARLY/``), with that clause's own ``steps.txt``,
+``replay.py`` and pictures; the top-level files are the first counterexample's.
 
 The default folder is fresh and named after the system and the time
 (``schedcheck-out-scheduler-20260101-120000``, ``-2``, ``-3`` ... if taken), so a run never
@@ -18,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from schedcheck.harness.result import RunResult
+from schedcheck.harness.result import Counterexample, RunResult
 from schedcheck.report.card import card_text
 from schedcheck.report.render import write_pictures
 from schedcheck.report.replay import replay_script
@@ -32,6 +35,8 @@ class Written:
     out: Path
     files: list[Path] = field(default_factory=list)
     pictures: list[Path] = field(default_factory=list)
+    #: each broken clause's own pictures (keep-going runs), by clause id
+    pictures_of: dict[str, list[Path]] = field(default_factory=dict)
 
     def rel(self, path: Path) -> str:
         try:
@@ -55,6 +60,8 @@ def check_command(result: RunResult, target_spec: str) -> str:
     cmd = f"schedcheck check {result.system} {target_spec}"
     if result.seed is not None:
         cmd += f" --seed {result.seed}"
+    if len(result.levels) == 1:
+        cmd += f" --level {result.levels[0].level}"
     return cmd
 
 
@@ -70,6 +77,23 @@ def report_json(result: RunResult, *, command: str = "", files: list[str] | None
     return data
 
 
+def _write_counterexample(cx: Counterexample, folder: Path, written: Written, *,
+                          target_spec: str, cwd: str, command: str,
+                          with_pictures: bool) -> list[Path]:
+    """``steps.txt``, ``replay.py`` and the pictures of ``cx`` in ``folder``; the pictures."""
+    pictures = write_pictures(cx, folder) if with_pictures else []
+    replay = folder / "replay.py"
+    replay.write_text(replay_script(cx, target_spec, cwd, command=command), encoding="utf-8")
+    steps = folder / "steps.txt"
+    steps.write_text(
+        steps_text(cx, target=target_spec, command=command,
+                   pictures=[written.rel(p) for p in pictures if p.suffix in (".svg", ".dot")]),
+        encoding="utf-8",
+    )
+    written.files += [steps, replay]
+    return pictures
+
+
 def write_run(result: RunResult, out: Path, *, target_spec: str, cwd: str,
               command: str | None = None, with_pictures: bool = True) -> Written:
     out.mkdir(parents=True, exist_ok=True)
@@ -80,19 +104,19 @@ def write_run(result: RunResult, out: Path, *, target_spec: str, cwd: str,
     written.files.append(card)
     cx = result.counterexample
     if cx is not None:
-        if with_pictures:
-            written.pictures = write_pictures(cx, out)
-        replay = out / "replay.py"
-        replay.write_text(replay_script(cx, target_spec, cwd, command=command), encoding="utf-8")
-        steps = out / "steps.txt"
-        steps.write_text(
-            steps_text(cx, target=target_spec, command=command,
-                       pictures=[written.rel(p) for p in written.pictures
-                                 if p.suffix in (".svg", ".dot")]),
-            encoding="utf-8",
-        )
-        written.files += [steps, replay]
+        written.pictures = _write_counterexample(cx, out, written, target_spec=target_spec,
+                                                 cwd=cwd, command=command,
+                                                 with_pictures=with_pictures)
     written.files += written.pictures
+    if result.counterexamples:
+        for each in result.all_counterexamples():
+            folder = out / each.clause
+            folder.mkdir(exist_ok=True)
+            pictures = _write_counterexample(each, folder, written, target_spec=target_spec,
+                                             cwd=cwd, command=command,
+                                             with_pictures=with_pictures)
+            written.pictures_of[each.clause] = pictures
+            written.files += pictures
     report = out / "report.json"
     data = report_json(result, command=command,
                        files=[written.rel(p) for p in [*written.files, report]])

@@ -22,7 +22,7 @@ def test_unexercised_clause_is_never_shown_as_held() -> None:
     result.exercise("S3", 4)
     verdicts = {cid: (verdict, steps) for cid, _t, _s, verdict, steps in card_rows(result)}
     assert verdicts["S3"] == ("held", 4)
-    assert all(v == ("not exercised", 0) for cid, v in verdicts.items() if cid != "S3")
+    assert all(v == ("not reached", 0) for cid, v in verdicts.items() if cid != "S3")
     text = card_text(result)
     held_lines = [ln for ln in text.splitlines() if " held " in ln]
     assert len(held_lines) == 1 and "S3" in held_lines[0]
@@ -43,4 +43,4 @@ def test_rich_table_renders_every_row_with_its_verdict() -> None:
     console.print(card_table(scheduler_result()))
     out = console.export_text()
     assert "S-X-RETRY" in out and "not supported" in out and "broken" in out
-    assert out.count("│ not exercised") == 20
+    assert out.count("│ not reached") == 20

@@ -95,7 +95,7 @@ def test_index_html_embeds_svg_pictures_cards_and_the_kill_matrix(tmp_path: Path
         assert page.count("<svg") >= 4 and "<?xml" not in page and "<!DOCTYPE svg" not in page
     assert "sched-no-generation" in page and "SURVIVED" in page
     assert "2/3 killed" in page
-    assert "not exercised" in page and "not available in this build" in page
+    assert "not reached" in page and "not available in this build" in page
     assert "drops the generation from complete()" in page
 
 

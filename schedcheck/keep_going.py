@@ -1,0 +1,106 @@
+"""Keep-going grading: after a counterexample, keep checking every other clause.
+
+A differential run stops at its first counterexample, so a target with two independent bugs
+shows one, and every clause behind it looks unreached. :func:`keep_going` runs a suite again
+and again: each round sets aside the oracles of the clauses already broken
+(``SuiteMachine.set_aside``: a divergence of one of them is no counterexample -- the machine
+goes on when its bookkeeping follows the target's own answers, else that example ends as
+invalid), so the next round finds the next broken clause, shrunk on its own. It stops when a
+round finds nothing new, or at ``max_rounds``.
+
+The merged result has one counterexample per broken clause (``RunResult.counterexamples``, in
+the order found; ``counterexample`` is the first), and each clause's verdict and reason:
+a clause that broke in any example of any round is broken (a round that did not shrink it
+keeps the first failing run it saw); a clause no round reached is "not reached", saying
+whether the rounds ran out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from schedcheck.harness.result import NOT_REACHED, Counterexample, RunResult
+
+__all__ = ["MAX_ROUNDS", "keep_going", "merge_rounds"]
+
+#: The most suite runs one level makes (a clause broken per round, then a clean round).
+MAX_ROUNDS = 6
+
+Round = Callable[[frozenset[str]], RunResult]
+
+
+def keep_going(run: Round, *, set_aside: frozenset[str] = frozenset(),
+               max_rounds: int = MAX_ROUNDS) -> RunResult:
+    """``run(set_aside)`` -> one round's RunResult, until a round finds no counterexample
+    (or ``max_rounds``); the rounds merged by :func:`merge_rounds`."""
+    aside = set(set_aside)
+    rounds: list[RunResult] = []
+    while True:
+        result = run(frozenset(aside))
+        rounds.append(result)
+        cx = result.counterexample  # a set-aside clause never makes one
+        if cx is None:
+            return merge_rounds(rounds, set_aside, out_of_rounds=False)
+        # only the clause shrunk this round is set aside: any other seen broken on the way
+        # is searched (and shrunk) by a later round
+        aside.add(cx.clause)
+        if len(rounds) >= max_rounds:
+            return merge_rounds(rounds, set_aside, out_of_rounds=True)
+
+
+def merge_rounds(rounds: list[RunResult], set_aside: frozenset[str] = frozenset(), *,
+                 out_of_rounds: bool = False) -> RunResult:
+    """One RunResult from the rounds of :func:`keep_going`: counts of the largest round, a
+    clause broken if any round broke it, one counterexample per broken clause."""
+    first = rounds[0]
+    merged = RunResult.fresh(first.system, first.target)
+    merged.seed = first.seed
+    merged.level = first.level
+    for part in rounds:
+        merged.examples += part.examples
+        merged.steps += part.steps
+        merged.seconds += part.seconds
+        for note in part.notes:
+            if note not in merged.notes:
+                merged.notes.append(note)
+        for what in part.unsupported:
+            if what not in merged.unsupported:
+                merged.unsupported.append(what)
+    for cid, stat in merged.stats.items():
+        stats = [part.stats[cid] for part in rounds]
+        stat.exercised = max(s.exercised for s in stats)
+        stat.supported = all(s.supported for s in stats)
+        stat.missing = next((s.missing for s in stats if s.missing), "")
+        stat.why = next((s.why for s in stats if s.why), "")
+        stat.verdict_override = stats[-1].verdict_override
+        stat.broken = any(s.broken for s in stats)
+    shrunk: dict[str, Counterexample] = {}
+    for part in rounds:  # each round's shrunk counterexample is of a clause not yet set aside
+        cx = part.counterexample
+        if cx is not None and cx.clause not in shrunk:
+            shrunk[cx.clause] = cx
+            merged.counterexamples.append(cx)
+    for part in rounds:  # broken in some example, never shrunk: its first failing run
+        for cid, cx in part.seen_broken.items():
+            if cid not in shrunk and cid not in set_aside:
+                shrunk[cid] = cx
+                cx.message += " (not shrunk: the rounds found it, but never shrank it)"
+                merged.counterexamples.append(cx)
+    merged.counterexamples = [cx for cx in merged.counterexamples
+                              if cx.clause not in set_aside]
+    merged.counterexample = merged.counterexamples[0] if merged.counterexamples else None
+    for number, cx in enumerate(merged.counterexamples, 1):
+        stat = merged.stats[cx.clause]
+        stat.broken = True
+        stat.why = (f"counterexample {number} of {len(merged.counterexamples)} "
+                    f"(folder {cx.clause}/)")
+    if len(rounds) > 1:
+        merged.notes.append(
+            f"keep going: {len(rounds)} runs; each set aside the clauses already broken "
+            f"({', '.join(cx.clause for cx in merged.counterexamples)}) and checked the rest")
+    for cid, stat in merged.stats.items():
+        if stat.verdict == NOT_REACHED and not stat.why and cid not in set_aside:
+            stat.why = ("not reached: the run stopped at its limit of "
+                        f"{len(rounds)} rounds" if out_of_rounds else
+                        f"no step of {merged.examples} examples reached it")
+    return merged

@@ -1,0 +1,190 @@
+"""Two levels of a check: the *core* every correct design must hold, then the *contract*.
+
+* **core** -- what any correct timer or dependency scheduler holds, whatever its surface
+  and its design choices (``System.core_clauses``, run by ``System.run_core``). Wheels: never
+  early, never twice, never after a successful cancel, never lost, late by at most the
+  documented bound, ``pending()`` right (the invariants, in tolerance mode). Schedulers: the
+  ``harness.sched_core`` machine (claims only after the dependencies succeeded, never over
+  the limit, never twice, a cycle iff networkx finds one, failures and cancels never release
+  dependents, duplicate and late callbacks change nothing, nothing lost).
+* **contract** -- the full rules of specs/ (``System.run_suite``). A target without the
+  contract's surface (a scheduler without ``fail``/``cancel``/``close``/``info``) gets every
+  clause of this level "not supported", with what it lacks as the reason -- never a
+  counterexample, never a crash.
+
+:func:`grade` runs the chosen levels (both by default, core first), each with keep-going
+grading (``schedcheck.keep_going``), and merges them into one RunResult: ``levels`` holds
+each level's own result (the card prints one section per level); the result's own clause
+table merges them -- a clause broken at either level is broken; a clause the contract level
+could not check but the core level exercised is "partly exercised".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from schedcheck.harness.result import CONTRACT_ONLY, NOT_REACHED, RunResult
+from schedcheck.keep_going import keep_going
+from schedcheck.systems import System
+
+__all__ = ["CONTRACT", "CORE", "LEVELS", "contract_graded", "explain_stages", "grade",
+           "missing_operations"]
+
+CORE, CONTRACT = "core", "contract"
+LEVELS = (CORE, CONTRACT)
+
+Progress = Callable[[int, int, int], None]
+
+
+def missing_operations(entry: System, factory: Callable[..., Any],
+                       operations: tuple[str, ...]) -> list[str]:
+    """The ``operations`` an ordinary ``factory(*probe_args)`` object lacks ([] if built and
+    complete; a target that cannot be built is the caller's business)."""
+    try:
+        obj = factory(*entry.probe_args)
+    except Exception:
+        return []
+    return [m for m in operations if not callable(getattr(obj, m, None))]
+
+
+def grade(
+    entry: System,
+    factory: Callable[..., Any],
+    *,
+    level: str | None = None,
+    target_name: str = "",
+    examples: int | None = None,
+    seed: int | None = None,
+    profile: str | None = None,
+    shrink: bool = True,
+    tolerance: bool = False,
+    progress: Progress | None = None,
+    status: Callable[[str], None] | None = None,
+) -> RunResult:
+    """The chosen level (``"core"``, ``"contract"``, or both when None), keep-going graded,
+    merged into one RunResult (see the module docstring)."""
+    if level is not None and level not in LEVELS:
+        raise ValueError(f"unknown level {level!r}; expected one of {', '.join(LEVELS)}")
+    say = status or (lambda line: None)
+    name = target_name or str(getattr(factory, "__qualname__", ""))
+    common: dict[str, Any] = {"target_name": name, "examples": examples, "seed": seed,
+                              "profile": profile, "progress": progress, "shrink": shrink}
+    parts: list[RunResult] = []
+    broken: frozenset[str] = frozenset()
+    if level in (None, CORE) and entry.run_core is not None:
+        say(f"core level: {entry.name} {name}")
+        run_core = entry.run_core
+
+        def core_round(aside: frozenset[str]) -> RunResult:
+            return run_core(factory, set_aside=aside, **common)
+
+        parts.append(_labelled(keep_going(core_round), CORE, shrink))
+    # what the core level broke (and shrank) is not searched again at the contract level
+    broken = frozenset(cx.clause for p in parts for cx in p.all_counterexamples())
+    if level in (None, CONTRACT):
+        say(f"contract level: {entry.name} {name}")
+        lacking = missing_operations(entry, factory, entry.operations)
+        if lacking:
+            parts.append(_unsupported(entry, name, lacking))
+        else:
+            options = {"tolerance": True} if tolerance else {}
+
+            def contract_round(aside: frozenset[str]) -> RunResult:
+                return entry.run_suite(factory, set_aside=aside, **options, **common)
+
+            parts.append(_labelled(keep_going(contract_round, set_aside=broken), CONTRACT,
+                                   shrink))
+    return merge_levels(entry, name, parts)
+
+
+def _labelled(result: RunResult, level: str, shrink: bool) -> RunResult:
+    result.level = level
+    if not shrink and result.counterexamples and not any(
+            n.startswith("not shrunk") for n in result.notes):
+        result.notes.append("not shrunk: each counterexample is the first failing run found, "
+                            "not the smallest")
+    return result
+
+
+def _unsupported(entry: System, name: str, lacking: list[str]) -> RunResult:
+    """The contract level of a target without the contract's surface."""
+    result = RunResult.fresh(entry.name, name)
+    result.level = CONTRACT
+    missing = (f"{', '.join(m + '()' for m in lacking)} (the contract level calls "
+               f"{', '.join(entry.operations)})")
+    for cid in result.stats:
+        result.unsupported_clause(cid, missing)
+    result.unsupported.append(f"the contract's {', '.join(m + '()' for m in lacking)}")
+    result.notes.append(f"contract level not supported: the target has no "
+                        f"{', '.join(m + '()' for m in lacking)}; only the core level applies")
+    return result
+
+
+def merge_levels(entry: System, name: str, parts: list[RunResult]) -> RunResult:
+    """One RunResult over the levels' results (kept in ``levels``, core first)."""
+    merged = RunResult.fresh(entry.name, name)
+    merged.levels = parts
+    contract = next((p for p in parts if p.level == CONTRACT), None)
+    core = next((p for p in parts if p.level == CORE), None)
+    contract_ran = contract is not None and contract.examples > 0
+    for part in parts:
+        merged.seed = part.seed if merged.seed is None else merged.seed
+        merged.examples += part.examples
+        merged.steps += part.steps
+        merged.seconds += part.seconds
+        merged.notes += [n if n.startswith(f"{part.level} level") else
+                         f"{part.level} level: {n}" for n in part.notes]
+        merged.unsupported += [u for u in part.unsupported if u not in merged.unsupported]
+        merged.counterexamples += part.counterexamples
+    for cid, stat in merged.stats.items():
+        mine = [p.stats[cid] for p in parts]
+        stat.exercised = sum(s.exercised for s in mine)
+        stat.broken = any(s.broken for s in mine)
+        # what the target lacks: the contract level's word, except for an invariant the core
+        # level checks in full when the contract level could not run
+        judge = stat
+        if core is not None and cid in entry.core_clauses and (
+                contract is None or (not contract_ran and stat.clause.source != "contract"
+                                     and not stat.clause.source.startswith("contract "))):
+            judge = core.stats[cid]
+        elif contract is not None:
+            judge = contract.stats[cid]
+        elif core is not None:
+            judge = core.stats[cid]
+        stat.supported = judge.supported
+        stat.missing = judge.missing
+        stat.verdict_override = judge.verdict_override
+        stat.why = next((s.why for s in mine if s.broken and s.why), "") or judge.why
+        if contract is None and cid not in entry.core_clauses:
+            stat.why = f"{CONTRACT_ONLY} (not run: --level core)"
+    seen: set[str] = set()
+    unique = []
+    for cx in merged.counterexamples:  # a clause broken at both levels: the core's, once
+        if cx.clause not in seen:
+            seen.add(cx.clause)
+            unique.append(cx)
+    merged.counterexamples = unique
+    merged.counterexample = unique[0] if unique else None
+    for number, cx in enumerate(unique, 1):
+        merged.stats[cx.clause].why = f"counterexample {number} of {len(unique)} " \
+                                      f"(folder {cx.clause}/)"
+    return merged
+
+
+def contract_graded(result: RunResult) -> bool:
+    """Whether ``result`` (of :func:`grade`) ran the contract level on the whole surface."""
+    return any(p.level == CONTRACT and p.examples > 0 for p in result.levels)
+
+
+def explain_stages(entry: System, result: RunResult, *, cost: bool, rounds: bool) -> None:
+    """Why the stage clauses (cost, concurrent rounds) were not reached, on the card."""
+    why_not = ("not run: the contract level is not supported" if not contract_graded(result)
+               else "not run: a counterexample was found first" if result.counterexample
+               else "")
+    for cid, asked, flag in ((entry.cost_clause, cost, "--no-cost given"),
+                             (entry.lin_clause, rounds, "--threads not given"),
+                             (entry.interleaving_clause, rounds, "--threads not given")):
+        stat = result.stats[cid]
+        if stat.verdict == NOT_REACHED:
+            stat.why = why_not or ("not run: " + flag if not asked else stat.why)
