@@ -22,12 +22,9 @@ Defined here:
   divergence (:meth:`SuiteMachine.diverge`): the first divergence becomes a
   :class:`~schedcheck.harness.result.Counterexample` and raises :class:`Divergence` (an
   ``AssertionError``) whose message tells the story and lists the program so far.
-* :func:`run_suite` -- the driver: ``run_state_machine_as_test`` with example/step counting, a
-  progress callback ``progress(examples_done, steps, failures)``, and the FINAL (shrunk) run's
-  trace as the counterexample (Hypothesis replays the minimal failing example last, with
-  ``current_build_context().is_final`` set), plus Hypothesis's own printed program (the
-  exception notes) in ``Counterexample.hypothesis_program``.
-* :func:`suite_settings` -- a profile's settings with ``examples`` overridden.
+* :func:`run_suite` -- the driver: ``run_state_machine_as_test`` with counting, a progress
+  callback, and the final (shrunk) run's trace as the counterexample, with Hypothesis's own
+  printed program; :func:`suite_settings` -- a profile's settings with ``examples`` overridden.
 
 Replay convention for ``Step.check`` (the replay script's contract): each step's ``code`` runs
 inside ``try: <code> except Exception as e: _raised = e else: _raised = None``; ``check`` is
