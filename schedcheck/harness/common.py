@@ -3,14 +3,11 @@
 A suite is a Hypothesis ``RuleBasedStateMachine`` that drives the reference model and a target
 side by side. Everything that is not specific to one system lives here or in the two modules
 this one re-exports:
-
-* ``outcomes`` -- :class:`Observed` (what one call did: the normalised value or the contract
-  name of the error), :func:`observe` / :func:`observe_model`, and the pieces of a code line
-  (:func:`call_code`, :class:`Ref`, :func:`check_expr`);
+* ``outcomes`` -- :class:`Observed` (one call's normalised value or error name),
+  :func:`observe` / :func:`observe_model`, :func:`call_code`, :class:`Ref`, :func:`check_expr`;
 * ``scaling`` -- :func:`measure_scaling` / :class:`ScalingResult`, the ``*-COST`` clauses.
 
 Defined here:
-
 * :class:`Recorder` -- the trace: a list of :class:`~schedcheck.harness.result.Step`, one per
   call, with code lines ``name = target.method(k=v)`` and plain words; results get names such
   as ``claim_0`` or ``h_1`` (:meth:`Recorder.fresh_name`) that later lines reuse (wrap them in
