@@ -50,6 +50,8 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from schedcheck import systems
 from schedcheck.contract import SchedcheckInternalError
+from schedcheck.harness.result import RunResult
+from schedcheck.levels import DEFAULT_BUDGET
 from schedcheck.targets import TargetError, load_target
 
 __all__ = ["main"]
@@ -97,10 +99,31 @@ def _unusable(message: str) -> int:
 # ---------------------------------------------------------------------------------------------
 
 
+def _budget(args: argparse.Namespace) -> float | None:
+    """The time budget of ``check``: ``--budget``, else the default unless ``--examples``."""
+    if args.budget is not None:
+        return float(args.budget)
+    return None if args.examples is not None else DEFAULT_BUDGET
+
+
+def _again(result: RunResult, args: argparse.Namespace) -> str:
+    """The command that searches again the same way (same seed, budget or examples)."""
+    from schedcheck.report.writer import check_command
+
+    cmd = check_command(result, args.target)
+    if args.examples is not None:
+        cmd += f" --examples {args.examples}"
+    elif args.budget is not None:
+        cmd += f" --budget {args.budget:g}"
+    if args.tolerance:
+        cmd += " --tolerance"
+    return cmd
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from schedcheck import pipeline
     from schedcheck.report.card import card_table, card_text
-    from schedcheck.report.writer import check_command, fresh_out_dir, report_json, write_run
+    from schedcheck.report.writer import fresh_out_dir, report_json, write_run
 
     system = systems.get(args.system)
     if args.tolerance and not system.has_tolerance:
@@ -117,7 +140,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     why = pipeline.probe_construct(system, target.factory, operations=needs)
     if why is not None:
         hint = (" (the core level needs only "
-                f"{', '.join(system.core_operations)}: try --level core)"
+                f"{', '.join(m + '()' for m in system.core_operations)}: try --level core)"
                 if args.level == "contract" and pipeline.probe_construct(
                     system, target.factory, operations=system.core_operations) is None else "")
         return _unusable(f"target {args.target!r} is unusable: {why}{hint}")
@@ -132,11 +155,11 @@ def cmd_check(args: argparse.Namespace) -> int:
             result = pipeline.check(
                 system, target.factory, target_name=args.target, examples=args.examples,
                 seed=seed, profile=args.profile, shrink=not args.no_shrink,
-                search=args.budget is not None, budget=args.budget,
+                budget=_budget(args),
                 tolerance=args.tolerance, cost=not args.no_cost, rounds=args.threads,
                 stress=args.threads, total=args.examples,
                 bar=lambda label, total: progress_display(label, total, show_progress),
-                status=say, levels=args.budget is None, level=args.level,
+                status=say, levels=True, level=args.level,
                 step_seconds=args.step_seconds)
     except pipeline.Unusable as exc:
         return _unusable(f"target {args.target!r} is unusable: {exc}")
@@ -150,12 +173,12 @@ def cmd_check(args: argparse.Namespace) -> int:
     if logged:
         result.notes.append(f"{logs.count} log records (target and model) are in log.txt; "
                             "the suite provokes executor rejections on purpose")
-    written = write_run(result, out, target_spec=args.target, cwd=os.getcwd(),
-                        command=check_command(result, args.target))
+    again = _again(result, args)
+    written = write_run(result, out, target_spec=args.target, cwd=os.getcwd(), command=again)
     if logged:
         written.files.insert(0, out / "log.txt")
     if args.json:
-        data = report_json(result, command=check_command(result, args.target),
+        data = report_json(result, command=again,
                            files=[written.rel(p) for p in written.files],
                            extra={"out": str(out)})
         sys.stdout.write(json.dumps(data, indent=2, default=repr) + "\n")
@@ -172,7 +195,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         for cx in result.all_counterexamples():
             pictures = written.pictures_of.get(cx.clause, written.pictures)
             sys.stdout.write("\n" + steps_text(
-                cx, target=args.target, command=check_command(result, args.target),
+                cx, target=args.target, command=again,
                 pictures=[str(p) for p in pictures if p.suffix == ".svg"]))
         sys.stdout.write(f"\nwritten to {out}/: "
                          + ", ".join(written.rel(p) for p in written.files) + "\n")
@@ -314,6 +337,17 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_UNUSABLE, f"{self.prog}: error: {message}\n")
 
 
+def positive_float(text: str) -> float:
+    """An argparse type: a number of seconds > 0 (``--budget 0`` is an error, exit status 2)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text}")
+    return value
+
+
 def positive_int(text: str) -> int:
     """An argparse type: an int >= 1 (``--examples 0`` is an error, exit status 2)."""
     try:
@@ -349,12 +383,13 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("target", metavar="TARGET",
                        help="module:attr or path/to/file.py:attr, called as the system's "
                             "constructor")
-    check.add_argument("--budget", type=float, metavar="SECONDS",
-                       help="run one budgeted search for SECONDS instead of the graded levels "
-                            "(phases, swarm; stops at the first counterexample and minimises it)")
+    check.add_argument("--budget", type=positive_float, metavar="SECONDS",
+                       help="seconds the levels' search may spend, shared by the levels and "
+                            f"their keep-going rounds (default: {DEFAULT_BUDGET:g}; the scaling "
+                            "clause and --threads come on top)")
     check.add_argument("--examples", type=positive_int, metavar="N",
-                       help="examples (machine runs) per level or search, >= 1 "
-                            "(default: the profile's)")
+                       help="examples (machine runs) per search round instead of a time "
+                            "budget, >= 1: the verdict then depends on the seed alone")
     check.add_argument("--seed", type=int, metavar="S",
                        help=_SEED_HELP % "a random one, printed in the report")
     check.add_argument("--profile", choices=("ci", "dev", "thorough"),

@@ -30,9 +30,11 @@ Round = Callable[[frozenset[str]], RunResult]
 
 
 def keep_going(run: Round, *, set_aside: frozenset[str] = frozenset(),
-               max_rounds: int = MAX_ROUNDS) -> RunResult:
+               max_rounds: int = MAX_ROUNDS,
+               spent: Callable[[], bool] = lambda: False) -> RunResult:
     """``run(set_aside)`` -> one round's RunResult, until a round finds no counterexample
-    (or ``max_rounds``); the rounds merged by :func:`merge_rounds`."""
+    (or ``max_rounds``, or ``spent()``: the time budget is used up); the rounds merged by
+    :func:`merge_rounds`."""
     aside = set(set_aside)
     rounds: list[RunResult] = []
     while True:
@@ -46,10 +48,12 @@ def keep_going(run: Round, *, set_aside: frozenset[str] = frozenset(),
         aside.add(cx.clause)
         if len(rounds) >= max_rounds:
             return merge_rounds(rounds, set_aside, out_of_rounds=True)
+        if spent():
+            return merge_rounds(rounds, set_aside, out_of_time=True)
 
 
 def merge_rounds(rounds: list[RunResult], set_aside: frozenset[str] = frozenset(), *,
-                 out_of_rounds: bool = False) -> RunResult:
+                 out_of_rounds: bool = False, out_of_time: bool = False) -> RunResult:
     """One RunResult from the rounds of :func:`keep_going`: counts of the largest round, a
     clause broken if any round broke it, one counterexample per broken clause."""
     first = rounds[0]
@@ -102,5 +106,7 @@ def merge_rounds(rounds: list[RunResult], set_aside: frozenset[str] = frozenset(
         if stat.verdict == NOT_REACHED and not stat.why and cid not in set_aside:
             stat.why = ("not reached: the run stopped at its limit of "
                         f"{len(rounds)} rounds" if out_of_rounds else
+                        "not reached: the time budget was spent after "
+                        f"{len(rounds)} rounds (--budget gives more)" if out_of_time else
                         f"no step of {merged.examples} examples reached it")
     return merged

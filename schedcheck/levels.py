@@ -21,6 +21,7 @@ could not check but the core level exercised is "partly exercised".
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -28,11 +29,16 @@ from schedcheck.harness.result import CONTRACT_ONLY, NOT_REACHED, RunResult
 from schedcheck.keep_going import keep_going
 from schedcheck.systems import System
 
-__all__ = ["CONTRACT", "CORE", "LEVELS", "contract_graded", "explain_stages", "grade",
-           "missing_operations"]
+__all__ = ["CONTRACT", "CORE", "DEFAULT_BUDGET", "LEVELS", "contract_graded", "explain_stages",
+           "grade", "missing_operations"]
 
 CORE, CONTRACT = "core", "contract"
 LEVELS = (CORE, CONTRACT)
+#: Seconds ``schedcheck check`` searches by default, both levels together (``--budget``).
+DEFAULT_BUDGET = 25.0
+#: The part of a time budget the level searched first spends when both levels run.
+CONTRACT_SHARE = 0.6
+CORE_SHARE = 0.4
 
 Progress = Callable[[int, int, int], None]
 
@@ -61,41 +67,89 @@ def grade(
     tolerance: bool = False,
     progress: Progress | None = None,
     status: Callable[[str], None] | None = None,
+    budget: float | None = None,
 ) -> RunResult:
     """The chosen level (``"core"``, ``"contract"``, or both when None), keep-going graded,
-    merged into one RunResult (see the module docstring)."""
+    merged into one RunResult (see the module docstring).
+
+    With a time ``budget`` (seconds) every round is the budgeted search
+    (``harness.search``); the levels share the budget, and a level's keep-going rounds share
+    its part (each round gets what is left of it). When both levels run and the target has the
+    contract's surface, the contract level is searched first: its exact model shows a mistake
+    at its first divergent reply and it checks every core clause too, so a mistake is found
+    soonest; the core level then grades, with the rest of the budget, what any correct design
+    holds. The card lists the core level first either way."""
     if level is not None and level not in LEVELS:
         raise ValueError(f"unknown level {level!r}; expected one of {', '.join(LEVELS)}")
     say = status or (lambda line: None)
     name = target_name or str(getattr(factory, "__qualname__", ""))
     common: dict[str, Any] = {"target_name": name, "examples": examples, "seed": seed,
                               "profile": profile, "progress": progress, "shrink": shrink}
+    clock = time.monotonic
+    started = clock()
+    lacking = missing_operations(entry, factory, entry.operations)
+    want_core = level in (None, CORE) and entry.run_core is not None
+    want_contract = level in (None, CONTRACT)
+    contract_first = want_contract and not lacking
+
+    def share(part: float) -> Callable[[], float | None]:
+        """What a round may spend: the level's part of the budget, less what it spent."""
+        if budget is None:
+            return lambda: None
+        ends = clock() + budget * part if part < 1.0 else started + budget
+        return lambda: ends - clock()
+
     parts: list[RunResult] = []
-    broken: frozenset[str] = frozenset()
-    if level in (None, CORE) and entry.run_core is not None:
+
+    def run_core_level(aside: frozenset[str], part: float) -> None:
         say(f"core level: {entry.name} {name}")
         run_core = entry.run_core
+        assert run_core is not None
+        left = share(part)
 
-        def core_round(aside: frozenset[str]) -> RunResult:
-            return run_core(factory, set_aside=aside, **common)
+        def core_round(more: frozenset[str]) -> RunResult:
+            return run_core(factory, set_aside=more, budget=left(), **common)
 
-        parts.append(_labelled(keep_going(core_round), CORE, shrink))
-    # what the core level broke (and shrank) is not searched again at the contract level
-    broken = frozenset(cx.clause for p in parts for cx in p.all_counterexamples())
-    if level in (None, CONTRACT):
+        parts.insert(0, _labelled(keep_going(core_round, set_aside=aside, spent=_spent(left)),
+                                  CORE, shrink))
+
+    def run_contract_level(aside: frozenset[str], part: float) -> None:
         say(f"contract level: {entry.name} {name}")
-        lacking = missing_operations(entry, factory, entry.operations)
         if lacking:
             parts.append(_unsupported(entry, name, lacking))
-        else:
-            options = {"tolerance": True} if tolerance else {}
+            return
+        options = {"tolerance": True} if tolerance else {}
+        left = share(part)
 
-            def contract_round(aside: frozenset[str]) -> RunResult:
-                return entry.run_suite(factory, set_aside=aside, **options, **common)
+        def contract_round(more: frozenset[str]) -> RunResult:
+            return entry.run_suite(factory, set_aside=more, budget=left(), **options, **common)
 
-            parts.append(_labelled(keep_going(contract_round, set_aside=broken), CONTRACT,
-                                   shrink))
+        parts.append(_labelled(keep_going(contract_round, set_aside=aside, spent=_spent(left)),
+                               CONTRACT, shrink))
+
+    def broken() -> frozenset[str]:
+        # what one level broke (and shrank) is not searched again at the other
+        return frozenset(cx.clause for p in parts for cx in p.all_counterexamples())
+
+    if contract_first and want_core:
+        # the core level re-checks with its own, weaker oracles what the contract level
+        # broke: a clause both break is a mistake by any design, not a design difference
+        run_contract_level(frozenset(), CONTRACT_SHARE)
+        run_core_level(frozenset(), 1.0)
+    else:
+        if want_core:
+            run_core_level(frozenset(), CORE_SHARE if want_contract and not lacking else 1.0)
+        if want_contract:
+            run_contract_level(broken(), 1.0)
     return merge_levels(entry, name, parts)
+
+
+def _spent(left: Callable[[], float | None]) -> Callable[[], bool]:
+    """Whether a level's budget is spent (never, without a budget)."""
+    def spent() -> bool:
+        rest = left()
+        return rest is not None and rest <= 0
+    return spent
 
 
 def _labelled(result: RunResult, level: str, shrink: bool) -> RunResult:

@@ -101,11 +101,12 @@ def check(
     first failing run as found; ``tolerance`` (wheels) checks the invariants only; ``cost_n``
     is the small size of the scaling run (default: the suite's). ``bar(label, total)`` shows
     progress per stage (``total`` defaults to ``examples``); ``status`` gets one line as each
-    stage starts. ``search=True`` or a ``budget`` (seconds) runs the suite as the budgeted
-    search (``schedcheck.harness.search``: phases until the budget or ``examples`` is spent,
-    then the counterexample minimised). ``levels=True`` (and no search) grades the core level,
-    then the contract level (only the one named by ``level``), each keep-going
-    (``schedcheck.levels``); the scaling clause then runs whenever the contract level is graded
+    stage starts. ``search=True`` (or a ``budget`` without ``levels``) runs the suite as one
+    budgeted search (``schedcheck.harness.search``: phases until the budget or ``examples`` is
+    spent, then the counterexample minimised). ``levels=True`` (and no ``search``) grades the
+    core level and the contract level (only the one named by ``level``), each keep-going
+    (``schedcheck.levels``), each round a budgeted search sharing ``budget`` when one is
+    given; the scaling clause then runs whenever the contract level is graded
     and supported. Raises :class:`Unusable` when the target cannot be built, ValueError for an
     unknown system or a tolerance mode the system lacks.
     """
@@ -119,7 +120,7 @@ def check(
     def found() -> bool:
         return result is not None and result.counterexample is not None
 
-    if suite and levels and not search and budget is None:
+    if suite and levels and not search:
         from schedcheck.harness import guard
         from schedcheck.harness.wheel_fixtures import TargetUnusable
         from schedcheck.levels import grade
@@ -128,7 +129,8 @@ def check(
             try:
                 result = grade(entry, factory, level=level, target_name=target_name,
                                examples=examples, seed=seed, profile=profile, shrink=shrink,
-                               tolerance=tolerance, progress=progress, status=say)
+                               tolerance=tolerance, progress=progress, status=say,
+                               budget=budget)
             except TargetUnusable as exc:
                 raise Unusable(str(exc)) from exc
     elif suite:
@@ -470,12 +472,13 @@ def probe_construct(system: System | str, factory: Callable[..., Any], *,
     except Exception as exc:
         return (f"calling it as {shown} raised {type(exc).__name__}: {exc} -- a {entry.name} "
                 f"target must be callable as {entry.constructor}")
-    missing = [m for m in operations or entry.operations if not callable(getattr(obj, m, None))]
+    needed = operations or entry.operations
+    missing = [m for m in needed if not callable(getattr(obj, m, None))]
     if missing:
         return (f"{shown} returned a {type(obj).__name__} without the required "
                 f"method{'s' if len(missing) > 1 else ''} "
                 f"{', '.join(m + '()' for m in missing)}; a {entry.name} target needs "
-                f"{', '.join(m + '()' for m in entry.operations)} (specs/{entry.name}.md "
+                f"{', '.join(m + '()' for m in needed)} (specs/{entry.name}.md "
                 "section 3), add the missing ones or wrap it with schedcheck.adapters")
     return None
 

@@ -45,6 +45,7 @@ from schedcheck.harness.common import (
     unshrunk_settings,
 )
 from schedcheck.harness.result import CONTRACT_ONLY, RunResult
+from schedcheck.harness.search import explore
 
 __all__ = ["CORE_CLAUSES", "SchedulerCoreMachine", "make_core_machine", "run_core_suite"]
 
@@ -333,15 +334,18 @@ def run_core_suite(
     progress: Progress | None = None,
     shrink: bool = True,
     set_aside: frozenset[str] = frozenset(),
+    budget: float | None = None,
 ) -> RunResult:
     """The core level against ``factory(max_concurrency)``; see the module docstring.
     ``shrink=False`` keeps the first failing run; ``set_aside`` names clauses whose oracle is
-    set aside (keep-going grading)."""
+    set aside (keep-going grading); a ``budget`` (seconds) runs the budgeted search."""
     result = RunResult.fresh("scheduler", target_name or getattr(factory, "__qualname__", ""))
     machine = make_core_machine(factory, result=result)
     machine.set_aside = frozenset(set_aside)
-    run_suite(machine, result, unshrunk_settings(examples, profile, shrink), progress,
-              seed=seed)
+    if explore(machine, result, budget=budget, examples=examples, seed=seed, profile=profile,
+               progress=progress, shrink=shrink) is None:
+        run_suite(machine, result, unshrunk_settings(examples, profile, shrink), progress,
+                  seed=seed)
     result.notes.append("core level: the invariants every correct scheduler holds; "
                         "the contract's exact replies were not compared")
     return result

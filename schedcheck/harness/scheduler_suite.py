@@ -104,6 +104,7 @@ from schedcheck.harness.sched_fixtures import (
 )
 from schedcheck.harness.sched_oracles import check_scheduler_scaling
 from schedcheck.harness.sched_scenarios import SCENARIOS, Play
+from schedcheck.harness.search import explore
 from schedcheck.model import Scheduler as ModelScheduler
 
 __all__ = [
@@ -587,12 +588,18 @@ def run_scheduler_suite(
     extra_bases: tuple[type, ...] = (),
     shrink: bool = True,
     set_aside: frozenset[str] = frozenset(),
+    budget: float | None = None,
 ) -> RunResult:
     """Run the suite against ``factory``. A counterexample is returned in the result (never
     raised); a bug in schedcheck raises SchedcheckInternalError. ``shrink=False`` keeps the
-    first failing run; ``set_aside`` names clauses whose oracle is set aside."""
+    first failing run; ``set_aside`` names clauses whose oracle is set aside; a ``budget``
+    (seconds) runs the budgeted search (``harness.search``) instead of one fixed run."""
     result = RunResult.fresh("scheduler", target_name or getattr(factory, "__qualname__", ""))
     machine = make_scheduler_machine(factory, result=result, extra_bases=extra_bases)
     machine.set_aside = frozenset(set_aside)
+    searched = explore(machine, result, budget=budget, examples=examples, seed=seed,
+                       profile=profile, progress=progress, shrink=shrink)
+    if searched is not None:
+        return searched
     return run_suite(machine, result, unshrunk_settings(examples, profile, shrink), progress,
                      seed=seed)

@@ -40,11 +40,13 @@ from schedcheck.harness import common
 from schedcheck.harness.common import OutOfBudget, Progress, RunContext, SuiteMachine
 from schedcheck.harness.result import RunResult
 
-__all__ = ["DEFAULT_BUDGET", "LONG_STEPS", "SHORT_STEPS", "Chunk", "plan", "search",
+__all__ = ["DEFAULT_BUDGET", "LONG_STEPS", "SHORT_STEPS", "Chunk", "explore", "plan", "search",
            "swarm_machine"]
 
-#: Seconds ``schedcheck check`` searches by default (it stops earlier at a counterexample).
+#: Seconds one search spends by default (it stops earlier at a counterexample).
 DEFAULT_BUDGET = 25.0
+#: The least a search is given (a keep-going round late in a level's budget still runs chunks).
+MIN_BUDGET = 1.0
 SHORT_STEPS = 6
 SWARM_STEPS = 30
 LONG_STEPS = 100
@@ -61,10 +63,11 @@ class Chunk:
     start_state: str | None = None  #: a classic scenario every program starts from
 
 
-def plan(system: str) -> list[Chunk]:
-    """The chunks of one round, in order (the search repeats rounds with fresh seeds)."""
+def plan(system: str, *, scenarios: bool = True) -> list[Chunk]:
+    """The chunks of one round, in order (the search repeats rounds with fresh seeds);
+    ``scenarios=False`` for a machine that cannot start from a scenario (the core level)."""
     chunks: list[Chunk] = []
-    if system == "scheduler":
+    if system == "scheduler" and scenarios:
         from schedcheck.harness.sched_scenarios import SCENARIOS
 
         chunks += [Chunk("directed", 4, SHORT_STEPS, name) for name in SCENARIOS]
@@ -88,7 +91,10 @@ def swarm_machine(base: type[SuiteMachine]) -> type[SuiteMachine]:
         if rule is not None:
             rules[name] = (member, rule)
     names = sorted(rules)
-    free = [n for n in names if not rules[n][1].preconditions] or names
+    # a rule that can always run: no precondition, and no bundle it draws from (an empty
+    # bundle makes Hypothesis skip the rule)
+    free = [n for n in names
+            if not rules[n][1].preconditions and not rules[n][1].bundles] or names
     namespace: dict[str, Any] = {"swarm_rules": frozenset(names),
                                  "__module__": base.__module__, "__qualname__": base.__qualname__}
     for name, (member, rule) in rules.items():
@@ -150,11 +156,23 @@ def search(
         logging.disable(disabled)
 
 
+def explore(machine: type[SuiteMachine], result: RunResult, *, budget: float | None,
+            examples: int | None, seed: int | None, profile: str | None,
+            progress: Progress | None, shrink: bool) -> RunResult | None:
+    """The budgeted search of ``machine`` when a time ``budget`` is given (``shrink`` then
+    means: minimise the counterexample by delta debugging), else None: the caller runs its
+    fixed number of examples as one Hypothesis run."""
+    if budget is None:
+        return None
+    return search(machine, result, budget=max(budget, MIN_BUDGET), examples=examples,
+                  seed=seed, profile=profile, progress=progress, minimize=shrink)
+
+
 def _search(machine: type[SuiteMachine], result: RunResult, *, base: hypothesis.settings,
             budget: float | None, examples: int | None, seed: int,
             progress: Progress | None, minimize: bool) -> RunResult:
     clock = time.monotonic
-    rounds = plan(machine.system)
+    rounds = plan(machine.system, scenarios=hasattr(machine, "start_state"))
     swarm = swarm_machine(machine)
     started = clock()
     deadline = None if budget is None else started + budget

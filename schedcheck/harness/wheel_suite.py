@@ -81,6 +81,7 @@ from schedcheck.harness.common import (
 )
 from schedcheck.harness.program import atomic
 from schedcheck.harness.result import RunResult
+from schedcheck.harness.search import explore
 from schedcheck.harness.wheel_advance import AdvanceRules
 from schedcheck.harness.wheel_cancel import WheelCancels
 from schedcheck.harness.wheel_checks import TOLERANCE_NOTES, Side, factory_code
@@ -415,6 +416,7 @@ def run_wheel_suite(
     shrink: bool = True,
     set_aside: frozenset[str] = frozenset(),
     level_aside: frozenset[str] = frozenset(),
+    budget: float | None = None,
 ) -> RunResult:
     """Run the suite against ``factory``; a counterexample lands in ``RunResult.counterexample``.
 
@@ -422,7 +424,8 @@ def run_wheel_suite(
     then costs a fraction of a second instead of the tens of seconds shrinking may take, at
     the price of a longer program (the zoo's choice). ``set_aside``: clauses whose oracle is
     set aside (``SuiteMachine.set_aside``; keep-going grading), ``level_aside`` the other level's
-    clauses (the core level), set aside except for a crash.
+    clauses (the core level), set aside except for a crash. A ``budget`` (seconds) runs the
+    budgeted search (``harness.search``) instead of one fixed run.
 
     Raises ``SchedcheckInternalError`` for a bug in schedcheck and
     ``wheel_fixtures.TargetUnusable`` (a ``ValueError``) when ``factory(1, 1)`` cannot build a
@@ -432,6 +435,10 @@ def run_wheel_suite(
     machine = make_wheel_machine(factory, result=result, tolerance=tolerance,
                                  extra_bases=extra_bases, model_factory=model_factory)
     machine.set_aside, machine.level_aside = frozenset(set_aside), frozenset(level_aside)
+    searched = explore(machine, result, budget=budget, examples=examples, seed=seed,
+                       profile=profile, progress=progress, shrink=shrink)
+    if searched is not None:
+        return searched
     settings = suite_settings(examples=examples, profile=profile)
     if not shrink:
         settings = hypothesis.settings(

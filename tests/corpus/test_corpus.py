@@ -27,7 +27,7 @@ WHEELS = [
 ]
 SCHEDULERS = [
     (StdlibGraphlib, 60, None),
-    (Graphlib2, 40, "S4"),  # bugs/graphlib2_done_before_ready.py
+    (Graphlib2, 100, "S4"),  # bugs/graphlib2_done_before_ready.py
 ]
 
 

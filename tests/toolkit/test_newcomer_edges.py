@@ -84,7 +84,7 @@ def test_a_target_without_a_contract_method_is_unusable_naming_it(
         "from tests.toolkit.test_newcomer_edges import NoCancelRequested as Scheduler\n")
     monkeypatch.syspath_prepend(str(Path(__file__).parents[2]))
     status = main(["check", "scheduler", f"{tmp_path / 'mine.py'}:Scheduler", "--examples",
-                   "5", "--no-cost", "--out", str(tmp_path / "out")])
+                   "5", "--no-cost", "--level", "contract", "--out", str(tmp_path / "out")])
     err = capsys.readouterr().err
     assert status == 2
     assert "cancel_requested()" in err and "internal error" not in err

@@ -105,6 +105,10 @@ def test_a_target_without_the_required_methods_is_unusable(tmp_path: Path, capsy
     status = main(["check", "wheel", f"{path}:Wheel"])
     err = capsys.readouterr().err
     assert status == 2
+    assert "without the required methods cancel(), advance(), pending()" in err
+    status = main(["check", "wheel", f"{path}:Wheel", "--level", "contract"])
+    err = capsys.readouterr().err
+    assert status == 2
     assert "without the required methods schedule_after(), cancel(), advance(), pending()" in err
 
 
