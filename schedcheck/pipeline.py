@@ -155,12 +155,16 @@ def check(
             _guarded_scaling(entry, factory, result, kwargs)
         else:
             fold_scaling(result, run_scaling(entry, factory, **kwargs))
-    if rounds and not found() and graded:
+    # graded levels keep going: the rounds run after a counterexample too, its clause set aside
+    if rounds and graded and tolerance and result is not None:
+        _rounds_unsupported(entry, result)
+    elif rounds and graded and (not found() or (suite and levels)):
         say(f"concurrent rounds: {label}")
+        aside = frozenset(cx.clause for cx in result.all_counterexamples()) if result else None
         with show(f"{label} (concurrent rounds)", shown_total) as progress:
             rounds_result = run_rounds(entry, factory, target_name=target_name,
                                        examples=examples, seed=seed, progress=progress,
-                                       shrink=shrink)
+                                       shrink=shrink, set_aside=aside or frozenset())
         if result is None:
             result = rounds_result
         else:
@@ -178,6 +182,17 @@ def check(
 
         explain_stages(entry, result, cost=cost, rounds=rounds)
     return result
+
+
+def _rounds_unsupported(entry: System, result: RunResult) -> None:
+    """Under ``--tolerance`` the concurrent rounds are not run: their linearizability check
+    replays each history on the exact model, whose due ticks a tolerance-mode target does
+    not share by design."""
+    why = ("the concurrent rounds check linearizability against the exact model, whose due "
+           "ticks this target does not share (--tolerance); run them without --tolerance")
+    for cid in (entry.lin_clause, entry.interleaving_clause):
+        result.unsupported_clause(cid, why)
+    result.unsupported.append("concurrent rounds under --tolerance (exact model only)")
 
 
 #: The longest the guarded scaling run may take (it judges cost as a ratio, never seconds).
@@ -232,8 +247,10 @@ def run_suite(
     shrink: bool = True,
     extra_bases: tuple[type, ...] = (),
     tolerance: bool = False,
+    set_aside: frozenset[str] = frozenset(),
 ) -> RunResult:
-    """The differential suite of ``system`` against ``factory``.
+    """The differential suite of ``system`` against ``factory``; ``set_aside`` names clauses
+    whose oracle is set aside (they broke already: keep-going grading).
 
     ``tolerance=True`` (wheels only) checks the invariants -- never early, never twice, never
     after a cancel, never lost -- instead of the contract's exact due ticks, and lists in
@@ -252,10 +269,10 @@ def run_suite(
         if shrink and settings is None:
             return entry.run_suite(factory, target_name=target_name, examples=examples,
                                    seed=seed, profile=profile, progress=progress,
-                                   extra_bases=extra_bases, **options)
+                                   extra_bases=extra_bases, set_aside=set_aside, **options)
         return _run_machine(entry, factory, target_name=target_name, examples=examples,
                             seed=seed, profile=profile, progress=progress, settings=settings,
-                            extra_bases=extra_bases, options=options)
+                            extra_bases=extra_bases, options=options, set_aside=set_aside)
     except TargetUnusable as exc:
         raise Unusable(str(exc)) from exc
 
@@ -311,6 +328,7 @@ def _run_machine(
     settings: Any,
     extra_bases: tuple[type, ...],
     options: dict[str, Any],
+    set_aside: frozenset[str] = frozenset(),
 ) -> RunResult:
     """The suite's machine run with the caller's settings, or unshrunk."""
     import hypothesis
@@ -319,6 +337,7 @@ def _run_machine(
 
     result = RunResult.fresh(entry.name, target_name or _name(factory))
     machine = entry.make_machine(factory, result=result, extra_bases=extra_bases, **options)
+    machine.set_aside = frozenset(set_aside)
     if settings is not None:
         return common.run_suite(machine, result, settings)
     base = common.suite_settings(examples=examples, profile=profile)
@@ -365,15 +384,17 @@ def run_rounds(
     seed: int | None = None,
     progress: Progress | None = None,
     shrink: bool = True,
+    set_aside: frozenset[str] = frozenset(),
 ) -> RunResult:
     """The concurrent rounds: the suite with the concurrent-round rule mixed in (the system's
     ``round_mixins``), then -- unless that already found a counterexample -- the standalone
     race hunt (``schedcheck.concurrency.hunt``), which also races resubmits and carries sets
     of model states. The linearizability clause and the interleaving point carry the
-    verdict."""
+    verdict; ``set_aside``: the clauses already broken, whose oracles the rounds set aside."""
     entry = _system(system)
     result = run_suite(entry, factory, target_name=target_name, examples=examples, seed=seed,
-                       progress=progress, shrink=shrink, extra_bases=entry.round_mixins())
+                       progress=progress, shrink=shrink, extra_bases=entry.round_mixins(),
+                       set_aside=set_aside)
     if result.counterexample is not None:
         return result
     fold_result(result, _hunt(entry, factory, target_name=target_name, examples=examples,
@@ -457,8 +478,14 @@ def fold_result(into: RunResult, other: Any) -> None:
     for part in other.unsupported:
         if part not in into.unsupported:
             into.unsupported.append(part)
-    if into.counterexample is None and other.counterexample is not None:
-        into.counterexample = other.counterexample
+    cx = other.counterexample
+    if cx is not None:
+        if into.counterexamples and cx not in into.counterexamples:  # keep-going grading
+            into.counterexamples.append(cx)
+            into.stats[cx.clause].why = (f"counterexample {len(into.counterexamples)} of "
+                                         f"{len(into.counterexamples)} (folder {cx.clause}/)")
+        if into.counterexample is None:
+            into.counterexample = cx
 
 
 def probe_construct(system: System | str, factory: Callable[..., Any], *,

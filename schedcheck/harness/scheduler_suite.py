@@ -19,21 +19,17 @@ attributes or tuples, errors by class name). The suite is split along its seams:
   succeeds), and the S-COST workload and measurement (:func:`check_scheduler_scaling`);
 * this module -- the machine's rules and the public entry points.
 
-Rules reach, often: random graphs over a six-letter alphabet (so resubmits are frequent),
-chains, diamonds, self-dependencies, cycles, unknown dependencies, up to three logical
-workers holding claims and calling ``ready(limit)`` in any interleaving, callbacks in any
-order, duplicate and late callbacks replayed from old claims (the ``claims`` bundle keeps
-them), cancel of pending/ready/running tasks and the cooperative confirm, resubmits,
-``retry(cascade)``, ``add_dependency`` and optional edges when the target has them (probed
-once per factory: an optional method is supported iff the attribute exists, the ``optional``
-keyword iff a throwaway instance accepts it without TypeError; unsupported clauses are
-recorded as "not supported", never as held), ``close()`` at any point, and max_concurrency
-0, 1 and larger. Two build presets in five start with a classic scenario.
+Rules reach, often: random graphs over six letters (frequent resubmits), chains, diamonds,
+self-dependencies, cycles, unknown dependencies, up to three workers calling ``ready(limit)``
+in any interleaving, callbacks in any order, duplicate and late callbacks from old claims
+(the ``claims`` bundle), cancels and their confirm, resubmits, ``retry(cascade)``,
+``add_dependency`` and optional edges when the target has them (probed once per factory;
+unsupported clauses are "not supported", never held), ``close()`` at any point, and
+max_concurrency 0, 1 and larger. Two build presets in five start with a classic scenario.
 
-Counterexample code lines call the target with the contract's signatures, ids and
-generations as literals (claims are named ``claim_N`` and referenced in words); ``fn=noop``
-means the replay defines ``def noop(): return None``. Nothing here imports
-``schedcheck.impl``: a stranger's scheduler is checked by the same code.
+Counterexample code lines call the target with the contract's signatures and literal ids
+and generations (claims are ``claim_N``; ``fn=noop`` is ``def noop(): return None`` in the
+replay). Nothing here imports ``schedcheck.impl``.
 """
 
 from __future__ import annotations
@@ -573,8 +569,7 @@ def make_scheduler_machine(
         "_ctx": RunContext(result),
         "__module__": __name__,
     }
-    machine = type("SchedulerMachine", (*extra_bases, SchedulerMachine), namespace)
-    return machine
+    return type("SchedulerMachine", (*extra_bases, SchedulerMachine), namespace)
 
 
 def run_scheduler_suite(
