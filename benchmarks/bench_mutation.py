@@ -14,17 +14,17 @@ session database and a test command per mutant, which is not what is measured he
 Each mutant runs in a fresh process (a mutant may hang or exhaust memory; the suites' guards
 end it, the process isolates it) with the mutated module put in place before anything imports
 it. The check is the default one -- ``pipeline.check(..., levels=True, budget=BUDGET)``, what
-``schedcheck check`` runs: both levels, each round a budgeted search whose counterexample is
-minimised, keep-going grading, then the counted cost clause -- with seed 0 (for the model's
-scheduler without the cost clause: the reference model rescans every task on purpose and fails
-S-COST unmutated). Time to kill is the time from the check's first call to its first failing
-example (process start and imports not included), wall-clock; the check then keeps going to
-grade every other clause until its budget is spent (its whole time is in the JSON line), and
-the child's CPU time is shown in brackets (on a shared machine the wall-clock figure includes
-waiting for a core). Counterexample length is that of the shortest counterexample the check
-reports. A mutant whose module cannot even be
-imported is "incompetent" and not counted; one the check reports as unusable (exit status 2)
-counts as killed.
+``schedcheck check`` runs: both levels, each a budgeted search whose counterexample is
+minimised, then the counted cost clause -- with ``first=True`` (``check --first``): the default
+check would go on after its first counterexample to grade every other clause until its budget
+is spent, which changes neither when the mutant is first caught nor that counterexample. Seed
+0; the model's scheduler without the cost clause (the reference model rescans every task on
+purpose and fails S-COST unmutated). Time to kill is the time from the check's first call to
+its first failing example (process start and imports not included), wall-clock; the whole
+check, minimisation included, is ``check_seconds`` in the JSON line, and the child's CPU time
+is shown in brackets (on a shared machine the wall-clock figure includes waiting for a core).
+A mutant whose module cannot even be imported is "incompetent" and not counted; one the check
+reports as unusable (exit status 2) counts as killed.
 
 Survivors are classified: **equivalent** when the mutated module's code equals the original
 (same AST without docstrings), when only an annotation changes (never evaluated), when the
@@ -41,8 +41,9 @@ Usage::
 ``--sample N`` draws N mutants per source group (scheduler impl, wheel impl, scheduler model,
 wheel model) with random seed ``--seed`` (default 0); ``--all`` runs every mutant (thousands:
 hours). Prints one line per mutant, then the table that README shows. ``--zoo SEEDS`` instead
-checks the zoo's sequential entries with the default check's first search on seeds 0..SEEDS-1 (time to kill,
-counterexample length; a clause other than the catalogue's is shown after a slash).
+checks the zoo's sequential entries with the default check's first search on seeds
+0..SEEDS-1 (time to kill, counterexample length; a clause other than the catalogue's is
+shown after a slash).
 """
 
 from __future__ import annotations
@@ -319,7 +320,7 @@ def _check_targets(targets: tuple[tuple[str, str], ...], mutated: Any, budget: f
             cost = not (mutated is not None and system == "scheduler")
             first: list[float] = []
             result = pipeline.check(system, factory, target_name=spec_text, levels=True,
-                                    budget=budget, seed=seed, cost=cost,
+                                    budget=budget, seed=seed, cost=cost, first=True,
                                     bar=_first_failure(first, started))
         except pipeline.Unusable:
             return {"outcome": "killed", "clause": "unusable", "steps": 0,

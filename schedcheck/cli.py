@@ -3,6 +3,7 @@
 ::
 
     schedcheck check scheduler TARGET [--level core|contract] [--budget SECONDS | --examples N]
+                                      [--first]
                                       [--seed S] [--profile P] [--threads] [--no-shrink]
                                       [--no-cost] [--tolerance] [--step-seconds S] [--out DIR]
                                       [--json]
@@ -108,9 +109,13 @@ def _budget(args: argparse.Namespace) -> float | None:
 
 def _again(result: RunResult, args: argparse.Namespace) -> str:
     """The command that searches again the same way (same seed, budget or examples)."""
-    from schedcheck.report.writer import check_command
-
-    cmd = check_command(result, args.target)
+    cmd = f"schedcheck check {result.system} {args.target}"
+    if result.seed is not None:
+        cmd += f" --seed {result.seed}"
+    if args.level:
+        cmd += f" --level {args.level}"
+    if args.first:
+        cmd += " --first"
     if args.examples is not None:
         cmd += f" --examples {args.examples}"
     elif args.budget is not None:
@@ -159,7 +164,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 tolerance=args.tolerance, cost=not args.no_cost, rounds=args.threads,
                 stress=args.threads, total=args.examples,
                 bar=lambda label, total: progress_display(label, total, show_progress),
-                status=say, levels=True, level=args.level,
+                status=say, levels=True, level=args.level, first=args.first,
                 step_seconds=args.step_seconds)
     except pipeline.Unusable as exc:
         return _unusable(f"target {args.target!r} is unusable: {exc}")
@@ -387,6 +392,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="seconds the levels' search may spend, shared by the levels and "
                             f"their keep-going rounds (default: {DEFAULT_BUDGET:g}; the scaling "
                             "clause and --threads come on top)")
+    check.add_argument("--first", action="store_true",
+                       help="stop at the first counterexample (a quick check on every commit); "
+                            "by default the check keeps going to grade every other clause")
     check.add_argument("--examples", type=positive_int, metavar="N",
                        help="examples (machine runs) per search round instead of a time "
                             "budget, >= 1: the verdict then depends on the seed alone")

@@ -23,6 +23,8 @@ from schedcheck.harness.result import NOT_REACHED, Counterexample, RunResult
 
 __all__ = ["MAX_ROUNDS", "keep_going", "merge_rounds"]
 
+#: Why a clause behind the first counterexample was not reached, when asked to stop there.
+STOPPED_FIRST = "not reached: the check stopped at its first counterexample (--first)"
 #: The most suite runs one level makes (a clause broken per round, then a clean round).
 MAX_ROUNDS = 6
 
@@ -47,13 +49,16 @@ def keep_going(run: Round, *, set_aside: frozenset[str] = frozenset(),
         # is searched (and shrunk) by a later round
         aside.add(cx.clause)
         if len(rounds) >= max_rounds:
+            if max_rounds == 1:
+                return merge_rounds(rounds, set_aside, stopped=STOPPED_FIRST)
             return merge_rounds(rounds, set_aside, out_of_rounds=True)
         if spent():
             return merge_rounds(rounds, set_aside, out_of_time=True)
 
 
 def merge_rounds(rounds: list[RunResult], set_aside: frozenset[str] = frozenset(), *,
-                 out_of_rounds: bool = False, out_of_time: bool = False) -> RunResult:
+                 out_of_rounds: bool = False, out_of_time: bool = False,
+                 stopped: str = "") -> RunResult:
     """One RunResult from the rounds of :func:`keep_going`: counts of the largest round, a
     clause broken if any round broke it, one counterexample per broken clause."""
     first = rounds[0]
@@ -104,7 +109,7 @@ def merge_rounds(rounds: list[RunResult], set_aside: frozenset[str] = frozenset(
             f"({', '.join(cx.clause for cx in merged.counterexamples)}) and checked the rest")
     for cid, stat in merged.stats.items():
         if stat.verdict == NOT_REACHED and not stat.why and cid not in set_aside:
-            stat.why = ("not reached: the run stopped at its limit of "
+            stat.why = (stopped if stopped else "not reached: the run stopped at its limit of "
                         f"{len(rounds)} rounds" if out_of_rounds else
                         "not reached: the time budget was spent after "
                         f"{len(rounds)} rounds (--budget gives more)" if out_of_time else

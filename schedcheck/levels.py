@@ -68,6 +68,7 @@ def grade(
     progress: Progress | None = None,
     status: Callable[[str], None] | None = None,
     budget: float | None = None,
+    first: bool = False,
 ) -> RunResult:
     """The chosen level (``"core"``, ``"contract"``, or both when None), keep-going graded,
     merged into one RunResult (see the module docstring).
@@ -78,7 +79,8 @@ def grade(
     contract's surface, the contract level is searched first: its exact model shows a mistake
     at its first divergent reply and it checks every core clause too, so a mistake is found
     soonest; the core level then grades, with the rest of the budget, what any correct design
-    holds. The card lists the core level first either way."""
+    holds. The card lists the core level first either way. ``first=True`` stops at the first
+    counterexample (no keep-going rounds, no second level after one)."""
     if level is not None and level not in LEVELS:
         raise ValueError(f"unknown level {level!r}; expected one of {', '.join(LEVELS)}")
     say = status or (lambda line: None)
@@ -100,6 +102,7 @@ def grade(
         return lambda: ends - clock()
 
     parts: list[RunResult] = []
+    rounds = {"max_rounds": 1} if first else {}
 
     def run_core_level(aside: frozenset[str], part: float) -> None:
         say(f"core level: {entry.name} {name}")
@@ -110,8 +113,8 @@ def grade(
         def core_round(more: frozenset[str]) -> RunResult:
             return run_core(factory, set_aside=more, budget=left(), **common)
 
-        parts.insert(0, _labelled(keep_going(core_round, set_aside=aside, spent=_spent(left)),
-                                  CORE, shrink))
+        parts.insert(0, _labelled(keep_going(core_round, set_aside=aside, spent=_spent(left),
+                                             **rounds), CORE, shrink))
 
     def run_contract_level(aside: frozenset[str], part: float) -> None:
         say(f"contract level: {entry.name} {name}")
@@ -124,8 +127,8 @@ def grade(
         def contract_round(more: frozenset[str]) -> RunResult:
             return entry.run_suite(factory, set_aside=more, budget=left(), **options, **common)
 
-        parts.append(_labelled(keep_going(contract_round, set_aside=aside, spent=_spent(left)),
-                               CONTRACT, shrink))
+        parts.append(_labelled(keep_going(contract_round, set_aside=aside, spent=_spent(left),
+                                          **rounds), CONTRACT, shrink))
 
     def broken() -> frozenset[str]:
         # what one level broke (and shrank) is not searched again at the other
@@ -135,11 +138,12 @@ def grade(
         # the core level re-checks with its own, weaker oracles what the contract level
         # broke: a clause both break is a mistake by any design, not a design difference
         run_contract_level(frozenset(), CONTRACT_SHARE)
-        run_core_level(frozenset(), 1.0)
+        if not (first and broken()):
+            run_core_level(frozenset(), 1.0)
     else:
         if want_core:
             run_core_level(frozenset(), CORE_SHARE if want_contract and not lacking else 1.0)
-        if want_contract:
+        if want_contract and not (first and broken()):
             run_contract_level(broken(), 1.0)
     return merge_levels(entry, name, parts)
 

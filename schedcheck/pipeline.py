@@ -92,6 +92,7 @@ def check(
     levels: bool = False,
     level: str | None = None,
     step_seconds: float | None = None,
+    first: bool = False,
 ) -> RunResult:
     """Run the chosen stages against ``factory`` and return one RunResult.
 
@@ -106,9 +107,10 @@ def check(
     spent, then the counterexample minimised). ``levels=True`` (and no ``search``) grades the
     core level and the contract level (only the one named by ``level``), each keep-going
     (``schedcheck.levels``), each round a budgeted search sharing ``budget`` when one is
-    given; the scaling clause then runs whenever the contract level is graded
-    and supported. Raises :class:`Unusable` when the target cannot be built, ValueError for an
-    unknown system or a tolerance mode the system lacks.
+    given; the scaling clause then runs whenever the contract level is graded and supported.
+    ``first=True`` stops at the first counterexample, every stage included. Raises
+    :class:`Unusable` when the target cannot be built, ValueError for an unknown system or a
+    tolerance mode the system lacks.
     """
     entry = _system(system)
     show = bar or _no_bar
@@ -130,7 +132,7 @@ def check(
                 result = grade(entry, factory, level=level, target_name=target_name,
                                examples=examples, seed=seed, profile=profile, shrink=shrink,
                                tolerance=tolerance, progress=progress, status=say,
-                               budget=budget)
+                               budget=budget, first=first)
             except TargetUnusable as exc:
                 raise Unusable(str(exc)) from exc
     elif suite:
@@ -146,7 +148,8 @@ def check(
                                    shrink=shrink, tolerance=tolerance, progress=progress)
     # graded levels keep going: the scaling clause runs whenever the contract level ran
     graded = not (suite and levels) or _contract_graded(result)
-    if cost and graded and (not found() or (suite and levels)):
+    keep = suite and levels and not first  # the stages after a counterexample run too
+    if cost and graded and (not found() or keep):
         say(f"scaling clause {entry.cost_clause}: {label}, a timed run at n and 8n")
         if result is None:
             result = RunResult.fresh(entry.name, target_name or _name(factory))
@@ -158,7 +161,7 @@ def check(
     # graded levels keep going: the rounds run after a counterexample too, its clause set aside
     if rounds and graded and tolerance and result is not None:
         _rounds_unsupported(entry, result)
-    elif rounds and graded and (not found() or (suite and levels)):
+    elif rounds and graded and (not found() or keep):
         say(f"concurrent rounds: {label}")
         aside = frozenset(cx.clause for cx in result.all_counterexamples()) if result else None
         with show(f"{label} (concurrent rounds)", shown_total) as progress:

@@ -185,7 +185,8 @@ def test_a_target_without_the_core_surface_is_unusable_naming_what_is_missing(
     (tmp_path / "half.py").write_text(NO_COMPLETE)
     run = _check(tmp_path, "scheduler", "half.py:Scheduler")
     assert run.returncode == 2
-    assert "without the required methods ready(), complete()" in run.stderr and "Traceback" not in run.stderr
+    assert "without the required methods ready(), complete()" in run.stderr
+    assert "Traceback" not in run.stderr
 
 
 def test_corpus_wheel_that_fires_early_exits_1_with_w_inv_early(tmp_path: Path) -> None:
