@@ -397,7 +397,7 @@ def zoo(seeds: int, budget: float) -> None:
                 kills += 1
                 times.append(seconds)
                 steps.append(len(cx.steps))
-                other = "" if cx.clause == m.expected_clause else "/" + cx.clause
+                other = "" if m.expects(cx.clause) else "/" + cx.clause
                 mine.append(f"{seconds:.1f}s/{len(cx.steps)}{other}")
             else:
                 mine.append("SURVIVED")

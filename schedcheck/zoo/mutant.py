@@ -38,6 +38,12 @@ class Mutant:
     #: called like the bundled class: cls(max_concurrency) or cls(tick, wheel_size, **options)
     factory: Callable[..., Any]
     kind: str = "sequential"  #: one of KINDS
+    #: other clauses that catch the same mistake as rightly (a mistake in two operations)
+    also: tuple[str, ...] = ()
+
+    def expects(self, clause: str) -> bool:
+        """Whether ``clause`` catching this mutant is what the catalogue expects."""
+        return clause == self.expected_clause or clause in self.also
 
 
 _REGISTRY: dict[str, Mutant] = {}
@@ -54,18 +60,19 @@ def _register(entry: Mutant) -> None:
 
 
 def mutant(*, name: str, system: str, clause: str, mistake: str, source: str,
-           kind: str = "sequential") -> Callable[[T], T]:
+           kind: str = "sequential", also: tuple[str, ...] = ()) -> Callable[[T], T]:
     """Register the decorated class (a copy of a bundled implementation with one mistake) as
     the catalogue entry ``name``, expected to be caught by ``clause`` of ``system``."""
     table = {c.id for c in clauses_for(system)}  # ValueError for an unknown system
-    if clause not in table:
-        raise ValueError(f"mutant {name!r}: {clause!r} is not a {system} clause; use a constant "
+    wrong = [one for one in (clause, *also) if one not in table]
+    if wrong:
+        raise ValueError(f"mutant {name!r}: {wrong[0]!r} is not a {system} clause; use a constant "
                          "of schedcheck.harness.clauses")
     if kind not in KINDS:
         raise ValueError(f"mutant {name!r}: kind {kind!r} is not one of {', '.join(KINDS)}")
 
     def register(factory: T) -> T:
-        _register(Mutant(name, system, mistake, source, clause, factory, kind))
+        _register(Mutant(name, system, mistake, source, clause, factory, kind, also))
         return factory
 
     return register

@@ -54,7 +54,7 @@ class KillRow:
 
     @property
     def expected(self) -> bool:
-        return self.killed and self.clause == self.mutant.expected_clause
+        return self.killed and self.clause is not None and self.mutant.expects(self.clause)
 
     def to_json(self) -> dict[str, Any]:
         m = self.mutant

@@ -19,6 +19,7 @@ from typing import Any
 from schedcheck.contract import Cause, Claim, CycleError, Outcome, Reply, TaskState, require_int
 from schedcheck.harness.clauses import (
     S4,
+    S5,
     S6,
     S7,
     S8,
@@ -86,7 +87,8 @@ class RescanAllScheduler(_Mutant):
             return Reply(Outcome.APPLIED, OK)
 
 
-@mutant(name="sched-no-generation-check", system="scheduler", clause=S4, source=SEED,
+@mutant(name="sched-no-generation-check", system="scheduler", clause=S4, also=(S5,),
+        source=SEED,
         mistake="complete()/fail() ignore the generation they name: a late callback from an old "
                 "worker is APPLIED to the current generation (SUCCEEDED/FAILED) instead of "
                 "STALE")

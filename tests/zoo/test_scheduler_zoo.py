@@ -52,7 +52,7 @@ def test_the_suite_kills_the_sequential_mutant(mutant: Mutant, seed: int) -> Non
         f"{mutant.name} survived {result.examples} examples on seed {seed}: {mutant.mistake}")
     assert cx.divergence is not None
     assert result.stats[cx.clause].verdict == BROKEN
-    assert cx.clause == mutant.expected_clause, (
+    assert mutant.expects(cx.clause), (
         f"{mutant.name} was caught by {cx.clause}, the catalogue expects "
         f"{mutant.expected_clause}: {cx.message}")
 

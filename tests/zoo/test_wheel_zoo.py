@@ -41,7 +41,7 @@ def test_mutant_is_killed_by_its_expected_clause(mutant: Mutant) -> None:
     cx = result.counterexample
     assert cx is not None, f"{mutant.name} survived {result.examples} examples"
     assert result.stats[cx.clause].broken
-    assert cx.clause == mutant.expected_clause, (
+    assert mutant.expects(cx.clause), (
         f"{mutant.name}: the suite broke {cx.clause}, the catalogue expects "
         f"{mutant.expected_clause}: {cx.message}"
     )
