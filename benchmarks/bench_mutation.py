@@ -128,6 +128,19 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     ("model/scheduler.py", "add_dependency", "core/ReplaceComparisonOperator_Is_Eq",
      "if not (t.state is P or (t.state == R and not self._started)):"):
         "`is` and `==` agree on enum members (a TaskState equals only itself)",
+    ("impl/_scheduler_core.py", "_recount", "core/ReplaceComparisonOperator_Eq_GtE",
+     "assert len(set(self._heap)) == len(self._heap) >= len(q) and set(q) == set(self._heap), ("):
+        "weakens an assertion of check_invariants() that the unmutated code always meets",
+    ("impl/_wheel_common.py", "distance_to_next", "core/ReplaceBinaryOperator_Add_RShift",
+     "distance = f >> self.size - i"):
+        "the same ticks fire, more slowly: a wrapped distance becomes 0, so advance() walks the "
+        "empty ticks one by one up to the next bucket (a long stall's cost, which W-COST does "
+        "not measure: it times one tick)",
+    ("impl/hierarchical_wheel.py", "_cascade", "core/ReplaceBinaryOperator_Add_BitOr",
+     "while top + 1 < len(self._levels) and k % self._spans[top | 1] == 0:"):
+        "cascades level 2 at every multiple of level 1's span, not only of its own: a cascade "
+        "re-places each live timer by its own deadline, so an early one moves nothing to a "
+        "wrong slot (the same ticks, more work)",
     ("impl/_scheduler_core.py", "_unlink_all", "core/ReplaceBinaryOperator_Sub_Div",
      "self._unknown_refs -= len(d.dependents) / len(kept)"):
         "the never-submitted branch of retry()'s unlinking cannot run: only dead tasks are "
