@@ -7,11 +7,13 @@ reply and every state compared after every step, exactly as in the suite -- with
 removed, keeping a removal whenever the replay still breaks the same clause:
 
 1. each *task* removed (every step that mentions a scheduler id, or every step on a wheel's
-   timer, together);
+   timer, together; a ``ready()`` that claimed that task alone goes with it);
 2. ddmin (Zeller and Hildebrandt's delta debugging) over the steps, down to a program from
    which no single step can be removed, then every contiguous run of steps tried away;
 3. arguments made simpler (a dependency dropped from a submit, a smaller max_concurrency, an
-   option dropped from the wheel's constructor, a raising callback made plain);
+   option dropped from the wheel's constructor, a raising callback made plain); a dropped
+   dependency is also tried together with the removal of its task, which neither change
+   passes alone when the dependency only held its dependent back (a resubmit's new edges);
 4. ids renamed small, in order of first use (``'a'``, ``'b'`` ...); a wheel's handles and
    callbacks are named by the replay itself.
 
@@ -177,12 +179,28 @@ def _ids_in(value: Any) -> Iterator[str]:
             yield from _ids_in(v)
 
 
-def _tasks(op: Op) -> set[str]:
-    """The scheduler ids or wheel timers an op touches."""
-    found = set(op.made) | {a.name for a in op.args if isinstance(a, TimerName)}
+def _named(op: Op) -> set[str]:
+    """The scheduler ids or wheel timers an op's arguments name."""
+    found = {a.name for a in op.args if isinstance(a, TimerName)}
     if op.name in ("_submit", "_callback", "add_dependency", "retry"):
         found |= set(_ids_in(op.args))
     return found
+
+
+def _tasks(op: Op) -> set[str]:
+    """The scheduler ids or wheel timers an op touches: those it names and those it made (a
+    wheel's timer, a scheduler's claims)."""
+    return _named(op) | set(op.made)
+
+
+def _of_task(op: Op, task: str) -> bool:
+    """Whether ``op`` is a step of ``task``: it names the task, or the task is all it made (a
+    ``ready()`` that claimed that task alone goes with it; one that claimed others too stays)."""
+    return task in _named(op) or (bool(op.made) and set(op.made) == {task})
+
+
+def _without(ops: list[Op], task: str) -> list[Op]:
+    return [op for op in ops if _pinned(op) or not _of_task(op, task)]
 
 
 def _without_tasks(ops: list[Op], fails: Callable[[list[Op]], bool]) -> list[Op]:
@@ -192,7 +210,7 @@ def _without_tasks(ops: list[Op], fails: Callable[[list[Op]], bool]) -> list[Op]
         for t in _tasks(op):
             counts[t] = counts.get(t, 0) + 1
     for task in sorted(counts, key=lambda t: (-counts[t], t)):
-        candidate = [op for op in ops if _pinned(op) or task not in _tasks(op)]
+        candidate = _without(ops, task)
         if len(candidate) < len(ops) and fails(candidate):
             ops = candidate
     return ops
@@ -220,6 +238,9 @@ def _simpler(op: Op) -> Iterator[Op]:
 
 
 def _simplify(ops: list[Op], fails: Callable[[list[Op]], bool]) -> list[Op]:
+    """Each op made simpler where the program still fails; a variant that no longer names a
+    task (a dependency dropped) is also tried with every step of that task removed, which
+    alone may not fail (the dependency held its dependent back until then)."""
     changed = True
     while changed:
         changed = False
@@ -229,6 +250,14 @@ def _simplify(ops: list[Op], fails: Callable[[list[Op]], bool]) -> list[Op]:
                 if fails(candidate):
                     ops, changed = candidate, True
                     break
+                dropped = sorted(_named(ops[i]) - _named(variant))
+                shorter = next((c for c in (_without(candidate, t) for t in dropped)
+                                if fails(c)), None)
+                if shorter is not None:
+                    ops, changed = shorter, True
+                    break
+            if changed:
+                break
     return ops
 
 

@@ -74,7 +74,8 @@ class SchedulerChecks(SuiteMachine):
     * ``self.max_concurrency`` -- the value both were built with;
     * ``self.trace`` / ``self.result`` / ``self.ctx`` -- see :class:`SuiteMachine`;
     * ``self.universe`` -- every id mentioned so far (info() is compared for each);
-    * ``self.claimed`` -- every (id, generation) claimed so far (by any worker);
+    * ``self.claimed`` -- every (id, generation) claimed so far (by any worker), added by
+      ``self.claim``; the ids claimed are what a ``ready()`` step made (``made_names``);
     * ``self.last_clause`` / ``self.last_words`` -- what the last call was (for the story);
     * ``self.expect(clause, step, expected, actual)`` / ``self.diverge(...)`` -- comparison;
     * ``self.compare_infos()`` -- the per-step state comparison and invariants (a mixin calls
@@ -94,6 +95,7 @@ class SchedulerChecks(SuiteMachine):
         self.max_concurrency = 0
         self.universe: dict[Any, None] = dict.fromkeys(IDS)
         self.claimed: set[tuple[Any, int]] = set()
+        self._claim_ids: list[str] = []  # the ids of those claims, in order (made_names)
         self.reported: set[tuple[Any, int]] = set()  # claims already given a complete/fail
         #: (id, generation) -> (state, cause) once terminal: neither may change again
         self.terminal_seen: dict[tuple[Any, int], tuple[str, Any]] = {}
@@ -111,6 +113,17 @@ class SchedulerChecks(SuiteMachine):
     def m(self) -> ModelScheduler:
         assert self.model is not None
         return self.model
+
+    def claim(self, tid: Any, gen: int) -> None:
+        """Record a claim ``ready()`` handed out (by the model's reply)."""
+        self.claimed.add((tid, gen))
+        if isinstance(tid, str):
+            self._claim_ids.append(tid)
+
+    def made_names(self) -> list[str]:
+        """The ids claimed so far: a ``ready()`` step of the program *made* its claims, so
+        the minimisation counts it as a step of the tasks it claimed."""
+        return list(self._claim_ids)
 
     def _started(self) -> bool:
         return bool(getattr(self.m, "_started", False))

@@ -343,7 +343,7 @@ class SchedulerMachine(SchedulerChecks):
             return multiple()
         refs = []
         for i, (tid, gen) in enumerate(exp.value):
-            self.claimed.add((tid, gen))
+            self.claim(tid, gen)
             self._holders[worker].add((tid, gen))
             refs.append(ClaimRef(tid, gen, worker, f"{name}[{i}]"))
         return multiple(*refs)

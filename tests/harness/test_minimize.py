@@ -1,0 +1,62 @@
+"""The delta-debugging pass over a failing run's atomic program (``harness/minimize.py``).
+
+The program below is where step removal alone gets stuck on a scheduler whose resubmit keeps
+the old version's reverse edges (the zoo's ``sched-stale-edges-on-resubmit``): 12 steps that
+break rule 7, of which no step and no task can go on its own. Dropping the dependency of the
+resubmit ``b(c)`` alone does not fail (the second ``ready()`` then claims ``b``), nor does
+removing task ``c`` alone (``b(c)`` goes with it); the two together do, in 8 steps.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from schedcheck.harness import minimize
+from schedcheck.harness.clauses import S7
+from schedcheck.harness.program import Op
+from schedcheck.harness.result import RunResult
+from schedcheck.systems import get
+from schedcheck.zoo.catalogue import all_mutants
+
+
+def _done(tid: str, gen: int) -> Op:
+    return Op("_callback", ("complete", tid, gen),
+              {"thread": "w1", "error": None, "late": False,
+               "words": f"worker 1: complete {tid!r} generation {gen}"})
+
+
+def _submit(tid: str, *deps: str) -> Op:
+    return Op("_submit", (tid, deps, None), {})
+
+
+STUCK = [Op("_build", (5,), {}), _submit("a"), _submit("b", "a"), Op("start", (), {}),
+         Op("_ready", ("w1", None), {}), _done("a", 1), _submit("c"), _submit("b", "c"),
+         _submit("c"), Op("_ready", ("w1", None), {}), _done("c", 2), _submit("a")]
+
+
+def _machine() -> Any:
+    mutant = next(m for m in all_mutants() if m.name == "sched-stale-edges-on-resubmit")
+    return get("scheduler").make_machine(mutant.factory,
+                                         result=RunResult.fresh("scheduler", mutant.name))
+
+
+def test_a_ready_step_made_the_claims_it_handed_out() -> None:
+    machine = _machine()
+    _, played = minimize._in_test_context(lambda: minimize.replay(machine, STUCK))
+    readies = [op.made for op in played if op.name == "_ready"]
+    assert readies == [("a",), ("c",)]
+
+
+def test_a_dropped_dependency_goes_with_its_task() -> None:
+    machine = _machine()
+    cx, _ = minimize._in_test_context(lambda: minimize.replay(machine, STUCK))
+    assert cx is not None and cx.clause == S7
+    reduced = minimize.minimize(machine, STUCK, cx)
+    assert reduced is not None
+    assert reduced.counterexample.clause == S7
+    codes = [s.code for s in reduced.counterexample.steps]
+    assert len(codes) <= 8, codes
+    assert not any("'c'" in code for code in codes), codes
+    # the reduced program breaks the clause again when replayed on its own
+    again, _ = minimize._in_test_context(lambda: minimize.replay(machine, reduced.program))
+    assert again is not None and again.clause == S7
