@@ -105,6 +105,13 @@ OUTSIDE_CONTRACT = {
         "next_event_tick(): not part of the contract -- only the real-time driver uses it to "
         "sleep until the next due tick (the hashed wheel's own ticks do not)",
     ("*", "__repr__"): "repr() only",
+    ("impl/_wheel_common.py", "check"):
+        "the bucket array's own check, called only by the wheel's check_invariants() (not part "
+        "of the contract: the wheel suite does not call a target's)",
+    ("impl/hashed_wheel.py", "_check_structure"):
+        "called only by the wheel's check_invariants() (not part of the contract)",
+    ("impl/hierarchical_wheel.py", "_check_structure"):
+        "called only by the wheel's check_invariants() (not part of the contract)",
     ("impl/scheduler.py", "metrics"): "metrics(): not part of the contract (specs/scheduler.md)",
     ("impl/_scheduler_support.py", "SchedulerMetrics"):
         "a field of metrics(): not part of the contract (specs/scheduler.md)",
@@ -136,6 +143,8 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "the same ticks fire, more slowly: a wrapped distance becomes 0, so advance() walks the "
         "empty ticks one by one up to the next bucket (a long stall's cost, which W-COST does "
         "not measure: it times one tick)",
+    ("impl/_wheel_common.py", "distance_to_next", "core/NumberReplacer", "return - 2"):
+        "-2 and -1 both mean 'no bucket': every caller tests distance < 0",
     ("impl/hierarchical_wheel.py", "_cascade", "core/ReplaceBinaryOperator_Add_BitOr",
      "while top + 1 < len(self._levels) and k % self._spans[top | 1] == 0:"):
         "cascades level 2 at every multiple of level 1's span, not only of its own: a cascade "
