@@ -33,10 +33,10 @@ Round = Callable[[frozenset[str]], RunResult]
 
 def keep_going(run: Round, *, set_aside: frozenset[str] = frozenset(),
                max_rounds: int = MAX_ROUNDS,
-               spent: Callable[[], bool] = lambda: False) -> RunResult:
+               spent: Callable[[], bool] = lambda: False, first: bool = False) -> RunResult:
     """``run(set_aside)`` -> one round's RunResult, until a round finds no counterexample
-    (or ``max_rounds``, or ``spent()``: the time budget is used up); the rounds merged by
-    :func:`merge_rounds`."""
+    (or ``max_rounds``, or ``spent()``: the time budget is used up; ``first``: after the first
+    counterexample); the rounds merged by :func:`merge_rounds`."""
     aside = set(set_aside)
     rounds: list[RunResult] = []
     while True:
@@ -48,9 +48,9 @@ def keep_going(run: Round, *, set_aside: frozenset[str] = frozenset(),
         # only the clause shrunk this round is set aside: any other seen broken on the way
         # is searched (and shrunk) by a later round
         aside.add(cx.clause)
+        if first:
+            return merge_rounds(rounds, set_aside, stopped=STOPPED_FIRST)
         if len(rounds) >= max_rounds:
-            if max_rounds == 1:
-                return merge_rounds(rounds, set_aside, stopped=STOPPED_FIRST)
             return merge_rounds(rounds, set_aside, out_of_rounds=True)
         if spent():
             return merge_rounds(rounds, set_aside, out_of_time=True)

@@ -102,7 +102,6 @@ def grade(
         return lambda: ends - clock()
 
     parts: list[RunResult] = []
-    rounds = {"max_rounds": 1} if first else {}
 
     def run_core_level(aside: frozenset[str], part: float) -> None:
         say(f"core level: {entry.name} {name}")
@@ -114,7 +113,7 @@ def grade(
             return run_core(factory, set_aside=more, budget=left(), **common)
 
         parts.insert(0, _labelled(keep_going(core_round, set_aside=aside, spent=_spent(left),
-                                             **rounds), CORE, shrink))
+                                             first=first), CORE, shrink))
 
     def run_contract_level(aside: frozenset[str], part: float) -> None:
         say(f"contract level: {entry.name} {name}")
@@ -128,7 +127,7 @@ def grade(
             return entry.run_suite(factory, set_aside=more, budget=left(), **options, **common)
 
         parts.append(_labelled(keep_going(contract_round, set_aside=aside, spent=_spent(left),
-                                          **rounds), CONTRACT, shrink))
+                                          first=first), CONTRACT, shrink))
 
     def broken() -> frozenset[str]:
         # what one level broke (and shrank) is not searched again at the other

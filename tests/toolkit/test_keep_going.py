@@ -66,6 +66,18 @@ def test_out_of_rounds_leaves_the_rest_not_reached_saying_why() -> None:
     assert stat.verdict == NOT_REACHED and "limit of 1 rounds" in stat.reason
 
 
+def test_first_stops_after_the_first_counterexample_saying_why() -> None:
+    calls: list[frozenset[str]] = []
+
+    def run(aside: frozenset[str]) -> RunResult:
+        calls.append(aside)
+        return _round("W-INV-EARLY", exercised=0)
+
+    merged = keep_going(run, first=True)
+    assert len(calls) == 1 and merged.counterexample is not None
+    assert "first counterexample" in merged.stats["W-INV-PENDING"].reason
+
+
 def test_verdicts_partly_exercised_and_not_supported_carry_what_is_missing() -> None:
     result = RunResult.fresh("wheel", "fake:Wheel")
     result.unsupported_clause("W2", "exact due ticks")
