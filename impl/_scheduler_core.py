@@ -75,7 +75,7 @@ class SchedulerCore:
         self._stamp: list[int] = []  # submission stamp of the current generation (model D1)
         self._st: list[int] = []  # state code (impl/_scheduler_support.py)
         self._wait: list[int] = []  # outstanding deps; exact while PENDING/READY, 0 iff READY
-        self._deps: list[tuple[Any, ...]] = []  # ids of the required deps, in order
+        self._deps: list[tuple[int, ...]] = []  # slots of the required deps, in order
         self._fn: list[Callable[..., Any] | None] = []
         self._out: list[bytearray | None] = []  # required dependents: packed slots, or None
         self._t: list[float] = []  # clock when it became READY, then when it was claimed
@@ -229,8 +229,7 @@ class SchedulerCore:
         else:
             old = st[s]
             if not unlinked:
-                for dep_id in self._deps[s]:
-                    d = self._slot[dep_id]
+                for d in self._deps[s]:
                     rest = slots(out[d]).tolist()
                     rest.remove(s)  # O(in-degree of d): see the module comment
                     out[d] = packed(rest) if rest else None
@@ -284,8 +283,8 @@ class SchedulerCore:
         dependency's buffer: a retry of the 10^5 blocked dependents of one failed hub costs
         O(its in-degree), not O(in-degree^2) as one removal per dependent would."""
         members = set(batch)
-        out, gen, slot = self._out, self._gen, self._slot
-        for d in {slot[dep_id] for s in batch for dep_id in self._deps[s]}:
+        out, gen = self._out, self._gen
+        for d in {d for s in batch for d in self._deps[s]}:
             cur = slots(out[d]).tolist()
             kept = [x for x in cur if x not in members]
             out[d] = packed(kept) if kept else None
@@ -316,8 +315,10 @@ class SchedulerCore:
         waiting = 0
         b = PACK(s)
         out, st = self._out, self._st
+        ds = []
         for dep_id in req:
             d = self._link(dep_id, s)
+            ds.append(d)
             buf = out[d]
             if buf is None:
                 out[d] = bytearray(b)
@@ -325,7 +326,7 @@ class SchedulerCore:
                 buf += b
             if st[d] != OK:
                 waiting += 1
-        self._deps[s] = req
+        self._deps[s] = tuple(ds)
         if opt:
             odeps = []
             for dep_id in opt:
@@ -340,8 +341,7 @@ class SchedulerCore:
     def _decide(self, s: int) -> None:
         """Rule 1: BLOCKED (cause from the first dead dep in deps order) or left PENDING."""
         st = self._st
-        for dep_id in self._deps[s]:
-            d = self._slot[dep_id]
+        for d in self._deps[s]:
             if st[d] >= FAIL:
                 cause = self._dead_cause(d)
                 self._cause[s] = cause
@@ -361,9 +361,8 @@ class SchedulerCore:
     # ---- cycles --------------------------------------------------------------------------
     def _edges(self, s: int) -> Iterator[int]:
         """The slots ``s`` depends on (every dep is known when this runs)."""
-        req = map(self._slot.__getitem__, self._deps[s])
         o = self._opt.get(s)
-        return iter((*req, *o)) if o else req
+        return iter((*self._deps[s], *o)) if o else iter(self._deps[s])
 
     def _find_cycle(self) -> list[Any] | None:
         """Iterative three-colour DFS over slots, the stack as parent pointers (no recursion);
@@ -403,22 +402,22 @@ class SchedulerCore:
             x = st[s]
             assert gen[s] >= 1 and slot[ids[s]] == s, f"{who} :: bad slot"
             running += x == RUN
-            deps = [slot.get(d) for d in self._deps[s]]
-            for dep_id, d in zip(self._deps[s], deps, strict=True):
-                assert d is not None, f"{who} :: dep {dep_id!r} has no slot (task or ghost)"
-                assert slots(out[d]).tolist().count(s) == self._deps[s].count(dep_id), (
-                    f"{who} :: reverse edges from {dep_id!r} do not match its deps")
+            deps = self._deps[s]
+            for d in deps:
+                assert slot.get(ids[d]) == d, f"{who} :: dep slot {d} has no id (task or ghost)"
+                assert slots(out[d]).tolist().count(s) == deps.count(d), (
+                    f"{who} :: reverse edges from {ids[d]!r} do not match its deps")
             opt = self._opt.get(s, ())
             assert len(set(opt)) == len(opt) and all(s in oout.get(d, ()) for d in opt), (
                 f"{who} :: optional reverse edges do not match its optional deps")
             for d in slots(out[s]):
-                assert ids[s] in self._deps[d], f"{who} :: stale reverse edge to {ids[d]!r}"
+                assert s in self._deps[d], f"{who} :: stale reverse edge to {ids[d]!r}"
             for d in oout.get(s, ()):
                 assert s in self._opt.get(d, ()), (
                     f"{who} :: stale optional reverse edge to {ids[d]!r}")
             if x <= R:
                 for d in deps:
-                    assert d is not None and st[d] < FAIL, (
+                    assert st[d] < FAIL, (
                         f"{who} :: {STATE[x].name} with dead dep {ids[d]!r}")
                 want = sum(1 for d in deps if st[d] != OK) + sum(1 for d in opt if st[d] < OK)
                 assert self._wait[s] == want, f"{who} :: waiting={self._wait[s]}, recount {want}"

@@ -5,7 +5,8 @@ and its *current* generation lives in parallel lists indexed by the slot: ``_id`
 ``_stamp`` (the submission stamp), ``_st`` (the state as a small int: impl/_scheduler_support.py),
 ``_wait`` (required deps not SUCCEEDED + optional deps not terminal; exact only while the task
 is PENDING/READY: a task in any other state is re-counted when resubmitted), ``_deps`` (the
-required deps as a tuple of ids), ``_fn``, ``_t`` and ``_out``: the required dependents as a
+required deps as a tuple of their slots: the cycle search and propagation never hash an id),
+``_fn``, ``_t`` and ``_out``: the required dependents as a
 ``bytearray`` of packed slots (one entry per occurrence in the dependent's deps: a fast-path
 submit does not de-duplicate, it links and counts a repeated dep twice, which releases it
 exactly like once). The rare fields (cause, error, cancel request, optional edges both ways,
@@ -62,6 +63,7 @@ they were given). Everything else -- rules 1-9, causes, STALE late reports -- is
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from heapq import heappop, heappush
 from itertools import repeat
@@ -171,7 +173,8 @@ class Scheduler(SchedulerCore):
                         self._unknown_refs += unknown
                     if cyclic or task_id in deps:
                         self._maybe_cyclic = True
-                    self._deps[s] = deps if cls is tuple else tuple(deps)  # type: ignore[assignment]
+                        got = list(map(slot.__getitem__, deps))  # the new ghosts' slots
+                    self._deps[s] = tuple(got)  # type: ignore[arg-type]
                     self._wait[s] = waiting
                     if cause is not None:
                         st[s] = BLK
@@ -208,11 +211,12 @@ class Scheduler(SchedulerCore):
             if self._closed:
                 raise ClosedError(f"cannot submit {task_id!r}: the scheduler is closed")
             s = self._slot.get(task_id)
-            known = s is not None and self._gen[s] > 0
-            if known and self._st[s] == RUN:
+            if s is not None and not self._gen[s]:
+                s = None  # a ghost: not a task yet
+            if s is not None and self._st[s] == RUN:
                 raise ConflictError(task_id, self._gen[s])
             if self._started:
-                self._validate(task_id, s if known else None, req + opt)
+                self._validate(task_id, s, req + opt)
             s = self._detach(task_id)
             self._attach(s, req, opt, fn)
             self._decide(s)
@@ -231,8 +235,8 @@ class Scheduler(SchedulerCore):
             if self._unknown_refs:
                 ids, ghosts = self._id, self._ghosts
                 for s in sorted(self._order, key=self._stamp.__getitem__):
-                    wanted = _uniq(self._deps[s]) + _uniq(ids[d] for d in self._opt.get(s, ()))
-                    missing = [d for d in wanted if d in ghosts]
+                    wanted = _uniq((*self._deps[s], *self._opt.get(s, ())))
+                    missing = [ids[d] for d in wanted if ids[d] in ghosts]
                     if missing:
                         raise UnknownDependencyError(ids[s], missing)
             if self._maybe_cyclic:
@@ -271,6 +275,8 @@ class Scheduler(SchedulerCore):
             if n <= 0 or not heap:
                 return out
             now = self._clock()
+            if n >= len(heap) and not self._stale and not self._opt:
+                return self._claim_all(now, as_claims)
             m = self._m
             wait_total, wait_max = m.ready_wait_total, m.ready_wait_max
             stale = 0
@@ -313,6 +319,30 @@ class Scheduler(SchedulerCore):
             m.ready_wait_total, m.ready_wait_max = wait_total, wait_max
             return out
 
+    def _claim_all(self, now: float, as_claims: bool) -> list[Any]:
+        """_claim() when every queued entry goes and none is stale (so every one is live) and
+        no task has optional deps: the same claims and metrics, with the per-claim work done
+        by C loops (map/zip over the slots) instead of bytecode per claim."""
+        ss = list(map(self._queued.__getitem__, sorted(self._heap)))
+        self._heap.clear()
+        self._queued.clear()
+        st, t, ids, gen = self._st, self._t, self._id, self._gen
+        waits = list(map(max, map(t.__getitem__, ss), repeat(self._t_start)))  # READY since
+        deque(map(st.__setitem__, ss, repeat(RUN)), 0)
+        deque(map(t.__setitem__, ss, repeat(now)), 0)
+        k = len(ss)
+        m = self._m
+        self._running += k
+        m.claims += k
+        m.ready_wait_count += k
+        m.ready_wait_total += now * k - sum(waits)
+        m.ready_wait_max = max(m.ready_wait_max, now - min(waits))
+        fields = [map(ids.__getitem__, ss), map(gen.__getitem__, ss)]
+        if not as_claims:
+            return list(zip(*fields))
+        fields.append(map(self._fn.__getitem__, ss))
+        return list(map(_tuple_new, repeat(Claim), zip(*fields)))
+
     # ---- rules 4-6 -----------------------------------------------------------------------
     def _reply(self, outcome: Outcome, x: int) -> Reply:
         m = self._m
@@ -354,43 +384,49 @@ class Scheduler(SchedulerCore):
         heap, queued, oout, m = self._heap, self._queued, self._oout, self._m
         now = self._clock()
         replies: list[Reply] = []
-        for claim in claims:
-            task_id, generation = claim[0], claim[1]
-            if generation.__class__ is not int:
-                require_int(generation, "generation")
-            try:
-                s = slot_get(task_id)
-            except TypeError:
-                require_hashable(task_id, "task_id")
-                raise
-            if s is None or generation != gen[s] or st[s] != RUN:
-                replies.append(self._complete_other(task_id, generation, s))
-                continue
-            st[s] = OK
-            self._running -= 1
-            d = now - t[s]
-            m.run_count += 1
-            m.run_total += d
-            if d > m.run_max:
-                m.run_max = d
-            buf = out[s]
-            if buf:
-                for d in memoryview(buf).cast("I"):  # its dependents
-                    if st[d] == P:
-                        w = wait[d] - 1
-                        wait[d] = w
-                        if not w:
-                            st[d] = R
-                            t[d] = now
-                            seq = stamp[d]
-                            if seq in queued:
-                                self._stale -= 1
-                            else:
-                                queued[seq] = d
-                                heappush(heap, seq)
-            if oout and s in oout:
-                self._opt_release(s)
-            replies.append(_APPLIED_OK)
+        append = replies.append
+        ran, total, longest = 0, m.run_total, m.run_max  # written back even on an error
+        try:
+            for claim in claims:
+                task_id, generation = claim[0], claim[1]
+                if generation.__class__ is not int:
+                    require_int(generation, "generation")
+                try:
+                    s = slot_get(task_id)
+                except TypeError:
+                    require_hashable(task_id, "task_id")
+                    raise
+                if s is None or generation != gen[s] or st[s] != RUN:
+                    append(self._complete_other(task_id, generation, s))
+                    continue
+                st[s] = OK
+                ran += 1
+                took = now - t[s]
+                total += took
+                if took > longest:
+                    longest = took
+                buf = out[s]
+                if buf:
+                    for d in memoryview(buf).cast("I"):  # its dependents
+                        if st[d] == P:
+                            w = wait[d] - 1
+                            wait[d] = w
+                            if not w:
+                                st[d] = R
+                                t[d] = now
+                                seq = stamp[d]
+                                if seq in queued:
+                                    self._stale -= 1
+                                else:
+                                    queued[seq] = d
+                                    heappush(heap, seq)
+                if oout and s in oout:
+                    self._opt_release(s)
+                append(_APPLIED_OK)
+        finally:
+            self._running -= ran
+            m.run_count += ran
+            m.run_total, m.run_max = total, longest
         return replies
 
     def _complete_other(self, task_id: Any, generation: int, s: int | None) -> Reply:
@@ -478,6 +514,10 @@ class Scheduler(SchedulerCore):
             return tuple(self._id[d] for d in self._opt.get(s, ()) if self._st[d] >= FAIL)
         return self._ofail.get(s, ())
 
+    def _dep_ids(self, s: int) -> tuple[Any, ...]:
+        """The ids of s's required deps, in order, repeats dropped."""
+        return tuple(self._id[d] for d in _uniq(self._deps[s]))
+
     def info(self, task_id: Hashable) -> TaskDetails:
         """The current generation (model D6 for ``error`` and ``optional_failed``)."""
         with self._lock:
@@ -491,7 +531,7 @@ class Scheduler(SchedulerCore):
 
     def deps_of(self, task_id: Hashable) -> tuple[Any, ...]:
         with self._lock:
-            return _uniq(self._deps[self._get(task_id)])
+            return self._dep_ids(self._get(task_id))
 
     def optional_of(self, task_id: Hashable) -> tuple[Any, ...]:
         with self._lock:
@@ -520,8 +560,8 @@ class Scheduler(SchedulerCore):
             x = self._st[s]
             if not (x == P or (x == R and not self._started)):
                 return self._reply(Outcome.REJECTED, x)
-            ids = self._id
-            if dep in self._deps[s] or any(ids[d] == dep for d in self._opt.get(s, ())):
+            known = self._slot.get(dep)
+            if known is not None and (known in self._deps[s] or known in self._opt.get(s, ())):
                 return self._reply(Outcome.DUPLICATE, x)
             if self._started:
                 self._validate(task_id, s, (dep,))
@@ -531,7 +571,7 @@ class Scheduler(SchedulerCore):
                 self._out[d] = bytearray(PACK(s))
             else:
                 buf += PACK(s)
-            self._deps[s] = (*self._deps[s], dep)
+            self._deps[s] = (*self._deps[s], d)
             y = self._st[d]
             if y >= FAIL:
                 if x == R:
@@ -566,19 +606,17 @@ class Scheduler(SchedulerCore):
                         chosen[d] = None
                         stack.append(d)
             batch = sorted(chosen, key=self._stamp.__getitem__)
-            plan = [(s, _uniq(self._deps[s]), tuple(ids[d] for d in self._opt.get(s, ())),
+            plan = [(s, self._dep_ids(s), tuple(ids[d] for d in self._opt.get(s, ())),
                      self._fn[s]) for s in batch]
             self._unlink_all(batch)
             for s, req, opt, fn in plan:  # all new generations exist, PENDING, with edges
                 self._detach(ids[s], unlinked=True)
                 self._attach(s, req, opt, fn)
-            retried = {ids[s] for s in batch}
             todo = list(batch)
             while todo:  # the model's order: dependency order within the batch, then stamps
-                undecided = {ids[s] for s in todo}
+                undecided = set(todo)
                 free = [s for s in todo
-                        if not any(d in retried and d != ids[s] and d in undecided
-                                   for d in self._deps[s])]
+                        if not any(d != s and d in undecided for d in self._deps[s])]
                 now = free or todo  # all of todo: a cycle inside the batch (before start)
                 for s in now:
                     self._decide(s)
@@ -600,7 +638,7 @@ class Scheduler(SchedulerCore):
                     hash(err)
                 except TypeError:
                     err = repr(err)
-                rows.append((ids[s], self._gen[s], self._stamp[s], _uniq(self._deps[s]),
+                rows.append((ids[s], self._gen[s], self._stamp[s], self._dep_ids(s),
                              tuple(ids[d] for d in self._opt.get(s, ())), self._fn[s],
                              STATE[self._st[s]], self._cause.get(s), err, s in self._req,
                              self._ofail.get(s, ())))

@@ -76,7 +76,7 @@ class RescanAllScheduler(_Mutant):
             self._running -= 1
             for r in self._order:  # MUTANT: O(V + E) per completion
                 if st[r] == P:
-                    self._wait[r] = sum(1 for d in self._deps[r] if st[self._slot[d]] != OK) + sum(
+                    self._wait[r] = sum(1 for d in self._deps[r] if st[d] != OK) + sum(
                         1 for d in self._opt.get(r, ()) if st[d] < OK)
                     if not self._wait[r]:
                         self._t[r] = self._clock()
@@ -179,7 +179,7 @@ class StaleEdgesScheduler(_Mutant):
 
     def _detach(self, task_id: Any, *, unlinked: bool = False) -> int:
         s = self._slot.get(task_id)
-        kept = [self._slot[d] for d in self._deps[s]] if s is not None else []
+        kept = list(self._deps[s]) if s is not None else []
         if s is not None:
             self._deps[s] = ()  # MUTANT: the unlink loop finds nothing to unlink
         out = super()._detach(task_id, unlinked=unlinked)
