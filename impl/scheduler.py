@@ -126,6 +126,7 @@ class Scheduler(SchedulerCore):
                 and (fn is None or callable(fn))):
             with self._lock:
                 slot, gen = self._slot, self._gen
+                got: list[Any] | None
                 try:
                     s = slot.get(task_id)
                     got = (list(map(slot.get, deps))  # TypeError before any change
@@ -148,14 +149,13 @@ class Scheduler(SchedulerCore):
                     b = PACK(s)
                     waiting = unknown = 0
                     cause = None
-                    cyclic = False
-                    for d, dep_id in zip(got, deps):  # a repeat is linked once per occurrence
-                        if d is None:  # named before it is submitted (or itself)
-                            d = s if dep_id == task_id else self._ghosts.get(dep_id)
-                            if d is None:
-                                d = self._new_slot(dep_id)
-                                self._ghosts[dep_id] = d
-                            cyclic = True
+                    cyclic = None in got
+                    if cyclic:  # deps named before they are submitted (or itself)
+                        for dep_id in deps:
+                            if dep_id not in slot:  # itself is: its slot exists
+                                self._ghosts[dep_id] = self._new_slot(dep_id)
+                        got = list(map(slot.__getitem__, deps))
+                    for d in got:  # a repeat is linked once per occurrence
                         buf = out[d]
                         if buf is None:
                             out[d] = bytearray(b)  # the reverse edge
@@ -173,8 +173,7 @@ class Scheduler(SchedulerCore):
                         self._unknown_refs += unknown
                     if cyclic or task_id in deps:
                         self._maybe_cyclic = True
-                        got = list(map(slot.__getitem__, deps))  # the new ghosts' slots
-                    self._deps[s] = tuple(got)  # type: ignore[arg-type]
+                    self._deps[s] = tuple(got)
                     self._wait[s] = waiting
                     if cause is not None:
                         st[s] = BLK
