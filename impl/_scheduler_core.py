@@ -17,6 +17,7 @@ from itertools import repeat
 from typing import Any
 
 from schedcheck.impl._scheduler_support import (
+    _REPLY,
     _SLACK,
     BLK,
     CAN,
@@ -29,6 +30,7 @@ from schedcheck.impl._scheduler_support import (
     P,
     R,
     SchedulerMetrics,
+    _uniq,
     packed,
     slots,
 )
@@ -36,6 +38,8 @@ from schedcheck.impl._scheduler_support import (
 from schedcheck.contract import (
     Cause,
     CycleError,
+    Outcome,
+    Reply,
     UnknownDependencyError,
     UnknownTaskError,
     require_hashable,
@@ -116,8 +120,21 @@ class SchedulerCore:
             raise UnknownTaskError(task_id)
         return s
 
-    def _state(self, s: int) -> Any:
-        return STATE[self._st[s]]
+    def _reply(self, outcome: Outcome, x: int) -> Reply:
+        """The Reply for ``outcome`` on state code ``x``, counted in the metrics."""
+        m = self._m
+        if outcome is Outcome.STALE:
+            m.stale_callbacks += 1
+        elif outcome is Outcome.DUPLICATE:
+            m.duplicate_callbacks += 1
+        elif outcome is Outcome.REJECTED:
+            m.rejected_callbacks += 1
+        return _REPLY[outcome, x]
+
+    def _dep_ids(self, s: int) -> tuple[Any, ...]:
+        """The ids of s's required deps, in order, repeats dropped."""
+        return tuple(self._id[d] for d in _uniq(self._deps[s]))
+
 
     # ---- the ready queue -----------------------------------------------------------------
     def _push(self, s: int) -> None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from struct import Struct
 from typing import Any
 
-from schedcheck.contract import TaskState, require_hashable
+from schedcheck.contract import Outcome, Reply, TaskState, require_hashable
 
 __all__ = ["SchedulerMetrics"]
 
@@ -50,6 +50,8 @@ STATE: tuple[TaskState, ...] = (
     TaskState.PENDING, TaskState.READY, TaskState.RUNNING, TaskState.SUCCEEDED,
     TaskState.FAILED, TaskState.BLOCKED, TaskState.CANCELLED,
 )
+#: Every possible Reply by (outcome, state code), built once (the hot paths allocate none).
+_REPLY = {(o, i): Reply(o, s) for o in Outcome for i, s in enumerate(STATE)}
 #: One slot, packed as a native unsigned int: ``buf += PACK(slot)`` links a reverse edge.
 PACK = Struct("I").pack
 

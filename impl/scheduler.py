@@ -40,7 +40,9 @@ after start() searches only the dependents reachable from the resubmitted task. 
 close() and the diagnostics (metrics, snapshot, check_invariants) visit tasks they don't
 change. State codes, buffers, metrics and argument parsing live in impl/_scheduler_support.py;
 the columns and the lock-held helpers (propagation, the edges of a generation, the cycle
-searches, the invariant recount) in impl/_scheduler_core.py.
+searches, the invariant recount) in impl/_scheduler_core.py; the extensions (add_dependency,
+retry) and the checking helpers (snapshot, copy, check_invariants) in
+impl/_scheduler_extras.py.
 
 Departures from the model (schedcheck.model.scheduler): counts instead of rescans, the heap,
 ghosts, the acyclic-by-construction shortcut. Behaviour, decisions D1-D10 and snapshot() are
@@ -69,8 +71,9 @@ from heapq import heappop, heappush
 from itertools import repeat
 from typing import Any
 
-from schedcheck.impl._scheduler_core import SchedulerCore
+from schedcheck.impl._scheduler_extras import SchedulerExtras
 from schedcheck.impl._scheduler_support import (
+    _REPLY,
     BLK,
     CAN,
     FAIL,
@@ -104,13 +107,11 @@ from schedcheck.contract import (
 
 __all__ = ["Scheduler", "SchedulerMetrics"]
 
-#: Every possible Reply by (outcome, state code), built once (the hot paths allocate none).
-_REPLY = {(o, i): Reply(o, s) for o in Outcome for i, s in enumerate(STATE)}
 _APPLIED_OK = _REPLY[Outcome.APPLIED, OK]
 _tuple_new = tuple.__new__
 
 
-class Scheduler(SchedulerCore):
+class Scheduler(SchedulerExtras):
     """Thread-safe; see the module comment for the structures and the costs."""
 
     # ---- rule 1 / 7: submit --------------------------------------------------------------
@@ -343,16 +344,6 @@ class Scheduler(SchedulerCore):
         return list(map(_tuple_new, repeat(Claim), zip(*fields)))
 
     # ---- rules 4-6 -----------------------------------------------------------------------
-    def _reply(self, outcome: Outcome, x: int) -> Reply:
-        m = self._m
-        if outcome is Outcome.STALE:
-            m.stale_callbacks += 1
-        elif outcome is Outcome.DUPLICATE:
-            m.duplicate_callbacks += 1
-        elif outcome is Outcome.REJECTED:
-            m.rejected_callbacks += 1
-        return _REPLY[outcome, x]
-
     def _ran(self, s: int, now: float) -> None:
         """s's run ended at ``now``: free its slot, count its duration."""
         self._running -= 1
@@ -513,10 +504,6 @@ class Scheduler(SchedulerCore):
             return tuple(self._id[d] for d in self._opt.get(s, ()) if self._st[d] >= FAIL)
         return self._ofail.get(s, ())
 
-    def _dep_ids(self, s: int) -> tuple[Any, ...]:
-        """The ids of s's required deps, in order, repeats dropped."""
-        return tuple(self._id[d] for d in _uniq(self._deps[s]))
-
     def info(self, task_id: Hashable) -> TaskDetails:
         """The current generation (model D6 for ``error`` and ``optional_failed``)."""
         with self._lock:
@@ -545,135 +532,3 @@ class Scheduler(SchedulerCore):
                 m.states[name] = m.states.get(name, 0) + 1
             m.heap_entries, m.stale_entries = len(self._heap), self._stale
             return m
-
-    # ---- extensions ----------------------------------------------------------------------
-    def add_dependency(self, task_id: Hashable, dep: Hashable) -> Reply:
-        """Extension (model D8): a new required edge while PENDING (or READY before start)."""
-        require_hashable(task_id, "task_id")
-        require_hashable(dep, "dep")
-        with self._lock:
-            if self._closed:
-                raise ClosedError(
-                    f"cannot add a dependency to {task_id!r}: the scheduler is closed")
-            s = self._get(task_id)
-            x = self._st[s]
-            if not (x == P or (x == R and not self._started)):
-                return self._reply(Outcome.REJECTED, x)
-            known = self._slot.get(dep)
-            if known is not None and (known in self._deps[s] or known in self._opt.get(s, ())):
-                return self._reply(Outcome.DUPLICATE, x)
-            if self._started:
-                self._validate(task_id, s, (dep,))
-            d = self._link(dep, s)
-            buf = self._out[d]
-            if buf is None:
-                self._out[d] = bytearray(PACK(s))
-            else:
-                buf += PACK(s)
-            self._deps[s] = (*self._deps[s], d)
-            y = self._st[d]
-            if y >= FAIL:
-                if x == R:
-                    self._stale += 1
-                self._st[s] = BLK
-                self._cause[s] = cause = self._dead_cause(d)
-                self._m.blocked += 1
-                self._block(s, cause)
-            elif y != OK:
-                self._wait[s] += 1
-                if x == R:
-                    self._st[s] = P
-                    self._stale += 1
-            self._check_bound()
-            return _REPLY[Outcome.APPLIED, self._st[s]]
-
-    def retry(self, task_id: Hashable, cascade: bool = True) -> dict[Any, int]:
-        """Extension (model D9): resubmit a dead task and, with cascade, its BLOCKED subtree."""
-        require_hashable(task_id, "task_id")
-        with self._lock:
-            if self._closed:
-                raise ClosedError(f"cannot retry {task_id!r}: the scheduler is closed")
-            root = self._get(task_id)
-            st, ids = self._st, self._id
-            if st[root] < FAIL:
-                return {}
-            chosen = {root: None}
-            stack = [root]
-            while cascade and stack:
-                for d in slots(self._out[stack.pop()]):
-                    if st[d] == BLK and d not in chosen:
-                        chosen[d] = None
-                        stack.append(d)
-            batch = sorted(chosen, key=self._stamp.__getitem__)
-            plan = [(s, self._dep_ids(s), tuple(ids[d] for d in self._opt.get(s, ())),
-                     self._fn[s]) for s in batch]
-            self._unlink_all(batch)
-            for s, req, opt, fn in plan:  # all new generations exist, PENDING, with edges
-                self._detach(ids[s], unlinked=True)
-                self._attach(s, req, opt, fn)
-            todo = list(batch)
-            while todo:  # the model's order: dependency order within the batch, then stamps
-                undecided = set(todo)
-                free = [s for s in todo
-                        if not any(d != s and d in undecided for d in self._deps[s])]
-                now = free or todo  # all of todo: a cycle inside the batch (before start)
-                for s in now:
-                    self._decide(s)
-                todo = [s for s in todo if s not in now]
-            for s in batch:
-                self._settle_new(s)
-            self._check_bound()
-            return {ids[s]: self._gen[s] for s in batch}
-
-    # ---- checking helpers ----------------------------------------------------------------
-    def snapshot(self) -> tuple[Any, ...]:
-        """The same value as the model's snapshot() after the same calls."""
-        with self._lock:
-            rows = []
-            ids = self._id
-            for s in self._order:
-                err = self._error.get(s)
-                try:
-                    hash(err)
-                except TypeError:
-                    err = repr(err)
-                rows.append((ids[s], self._gen[s], self._stamp[s], self._dep_ids(s),
-                             tuple(ids[d] for d in self._opt.get(s, ())), self._fn[s],
-                             STATE[self._st[s]], self._cause.get(s), err, s in self._req,
-                             self._ofail.get(s, ())))
-            return (self.max_concurrency, self._started, self._closed, self._seq, tuple(rows))
-
-    def copy(self) -> Scheduler:
-        """An independent scheduler in the same state (its own lock from the same factory):
-        every column, buffer and index copied (slots are ints: nothing to remap)."""
-        with self._lock:
-            new = object.__new__(type(self))
-            new.__dict__.update(vars(self))
-            new._lock = self._lock_factory()
-            for name, value in vars(self).items():
-                if isinstance(value, (list, dict, set)):
-                    setattr(new, name, value.copy())
-            new._out = [None if b is None else bytearray(b) for b in self._out]
-            new._oout = {s: dict(d) for s, d in self._oout.items()}
-            new._m = SchedulerMetrics(**vars(self._m))
-            new._m.states = dict(self._m.states)
-            return new
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Scheduler):
-            return NotImplemented
-        return self.snapshot() == other.snapshot()
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def check_invariants(self) -> None:
-        """Recount everything the hot paths keep incrementally; AssertionError with a story."""
-        with self._lock:
-            self._recount()
-
-    def __repr__(self) -> str:
-        with self._lock:
-            body = ", ".join(f"{self._id[s]!r}:g{self._gen[s]}:{STATE[self._st[s]].name}"
-                             for s in self._order)
-        return f"<impl.Scheduler max_concurrency={self.max_concurrency} {{{body}}}>"
-

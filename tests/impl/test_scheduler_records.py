@@ -103,3 +103,18 @@ def test_batch_paths_are_the_same_calls_one_by_one() -> None:
     assert one.snapshot() == many.snapshot()
     assert many.ready_pairs() == [("c", 1)]
     many.check_invariants()
+
+
+def test_the_observed_scheduler_sees_every_claim_of_a_batch() -> None:
+    from schedcheck.impl.observability import ObservedScheduler
+
+    s = ObservedScheduler(4)
+    s.submit("a")
+    s.submit("b", ["a"])
+    s.start()
+    pairs = s.ready_pairs()
+    assert pairs == [("a", 1)]
+    assert [r.outcome for r in s.complete_many(pairs)] == [Outcome.APPLIED]
+    assert s.ready_pairs() == [("b", 1)]
+    obs = s.observed()
+    assert obs.propagation_edges == 1 and sum(c.claims for c in obs.segments.values()) == 2
