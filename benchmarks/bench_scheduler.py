@@ -8,8 +8,11 @@ acyclic-by-construction shortcut skips the search).
 
 Each contender runs the full lifecycle: add every task, validate, then loop claim-ready /
 report-done until the graph is exhausted:
-* impl.Scheduler(max_concurrency=N): submit all, start(), then ``ready()`` / ``complete()``
-  per claim (one lock acquisition per call, as a worker pool would do);
+* impl.Scheduler(max_concurrency=N): submit all, start(), then its batch paths, as graphlib
+  uses its own: ``ready_pairs()`` (the claims as plain (id, generation) tuples) and
+  ``complete_many(batch)`` (one lock acquisition per batch); an extra row claims with
+  ``ready()`` (Claim named tuples) and calls ``complete()`` once per claim, as a worker pool
+  reporting one task at a time would;
 * graphlib.TopologicalSorter: add() all, prepare(), then ``get_ready()`` / ``done(*batch)``;
 * a bare Kahn loop over lists (indegree array, successor lists, a FIFO), the floor.
 
@@ -58,12 +61,32 @@ def random_dag(n: int, edges: int, seed: int) -> tuple[Graph, list[int]]:
     return deps, rank_to_id
 
 
-def run_impl(deps: Graph, order: list[int]) -> int:
+def _submitted(deps: Graph, order: list[int]) -> Scheduler:
     s = Scheduler(len(deps))
     submit = s.submit
     for i in order:
         submit(i, deps[i])
     s.start()
+    return s
+
+
+def run_impl(deps: Graph, order: list[int]) -> int:
+    """The batch paths, as graphlib's get_ready()/done(*batch): ready_pairs(), complete_many()."""
+    s = _submitted(deps, order)
+    ready, complete_many = s.ready_pairs, s.complete_many
+    done = 0
+    while True:
+        pairs = ready()
+        if not pairs:
+            break
+        complete_many(pairs)
+        done += len(pairs)
+    return done
+
+
+def run_impl_per_claim(deps: Graph, order: list[int]) -> int:
+    """One ready() of Claims, then one complete() call per claim (as a worker pool does)."""
+    s = _submitted(deps, order)
     ready, complete = s.ready, s.complete
     done = 0
     while True:
@@ -149,6 +172,7 @@ def main(argv: list[str] | None = None) -> None:
         ("graphlib.TopologicalSorter", timed(run_graphlib, deps, shuffled, r)),
         ("impl.Scheduler", timed(run_impl, deps, shuffled, r)),
         ("impl.Scheduler (topological submit)", timed(run_impl, deps, topo, r)),
+        ("impl.Scheduler (complete() per Claim)", timed(run_impl_per_claim, deps, shuffled, r)),
         ("bare Kahn loop (lists)", timed(run_kahn, deps, shuffled, r)),
     ]
     cpu0, wall0 = rows[0][1]

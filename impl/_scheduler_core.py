@@ -1,9 +1,10 @@
-"""The lock-held machinery under impl/scheduler.py: the fields, the ready queue, propagation,
-the edges of a generation (detach, link, attach, decide), the cycle searches and the invariant
-recount.
+"""The lock-held machinery under impl/scheduler.py: the per-slot columns, the ready queue,
+propagation, the edges of a generation (detach, link, attach, decide), the cycle searches and
+the invariant recount.
 
 ``Scheduler`` (impl/scheduler.py) adds the public methods on top; every method here runs with
-``self._lock`` held by its caller and never calls user code (the clock excepted).
+``self._lock`` held by its caller and never calls user code (the clock excepted). Tasks are
+named by their *slot*, an int; the module comment of impl/scheduler.py describes the columns.
 """
 
 from __future__ import annotations
@@ -12,16 +13,33 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from heapq import heapify, heappush
+from itertools import repeat
 from typing import Any
 
-from schedcheck.impl._scheduler_support import _SLACK, SchedulerMetrics, _Rec
+from schedcheck.impl._scheduler_support import (
+    _REPLY,
+    _SLACK,
+    BLK,
+    CAN,
+    FAIL,
+    GHOST,
+    OK,
+    PACK,
+    RUN,
+    STATE,
+    P,
+    R,
+    SchedulerMetrics,
+    _uniq,
+    packed,
+    slots,
+)
 
 from schedcheck.contract import (
-    DEAD,
-    TERMINAL,
     Cause,
     CycleError,
-    TaskState,
+    Outcome,
+    Reply,
     UnknownDependencyError,
     UnknownTaskError,
     require_hashable,
@@ -30,12 +48,10 @@ from schedcheck.contract import (
 
 __all__ = ["SchedulerCore"]
 
-P, R, RUN = TaskState.PENDING, TaskState.READY, TaskState.RUNNING
-OK, FAIL, BLK, CAN = (
-    TaskState.SUCCEEDED, TaskState.FAILED, TaskState.BLOCKED, TaskState.CANCELLED,
-)
-PR = (P, R)
 _LOCK_FACTORY: Callable[[], Any] = threading.Lock
+#: The per-slot columns and the value of a fresh slot (a ghost: never submitted).
+_COLUMNS = (("_id", None), ("_gen", 0), ("_stamp", 0), ("_st", GHOST), ("_wait", 0),
+            ("_deps", ()), ("_fn", None), ("_out", None), ("_t", 0.0))
 
 
 class SchedulerCore:
@@ -47,335 +63,415 @@ class SchedulerCore:
         self._lock_factory = lock_factory
         self._lock = lock_factory()
         self._clock = clock
-        self._tasks: dict[Any, _Rec] = {}  # submitted ids, in order of first submit
-        self._ghosts: dict[Any, _Rec] = {}  # named as deps before being submitted
+        self._slot: dict[Any, int] = {}  # id -> slot, for every task and ghost
+        self._order: list[int] = []  # the slots of submitted tasks, in order of first submit
+        self._ghosts: dict[Any, int] = {}  # named as deps before being submitted
         self._unknown_refs = 0  # edges ending at a ghost
         self._maybe_cyclic = False  # some edge points to a later stamp (or a ghost)
         self._seq = 0
         self._started = False
         self._t_start = 0.0  # clock at start(): a READY wait is counted from here at the earliest
         self._closed = False
+        self._n = 0  # slots handed out
+        # the columns, one entry per slot (grown in chunks by _new_slot)
+        self._id: list[Any] = []  # the task id
+        self._gen: list[int] = []  # current generation; 0 for a ghost
+        self._stamp: list[int] = []  # submission stamp of the current generation (model D1)
+        self._st: list[int] = []  # state code (impl/_scheduler_support.py)
+        self._wait: list[int] = []  # outstanding deps; exact while PENDING/READY, 0 iff READY
+        self._deps: list[tuple[int, ...]] = []  # slots of the required deps, in order
+        self._fn: list[Callable[..., Any] | None] = []
+        self._out: list[bytearray | None] = []  # required dependents: packed slots, or None
+        self._t: list[float] = []  # clock when it became READY, then when it was claimed
+        # the rare fields, by slot, present only when not the default
+        self._cause: dict[int, Cause] = {}  # iff CANCELLED or BLOCKED
+        self._error: dict[int, Any] = {}  # what fail() received
+        self._req: set[int] = set()  # a cancel was requested while this generation ran
+        self._ofail: dict[int, tuple[Any, ...]] = {}  # optional deps dead at the claim (D6)
+        self._opt: dict[int, tuple[int, ...]] = {}  # optional deps (slots)
+        self._oout: dict[int, dict[int, None]] = {}  # dependents by optional edges
         self._heap: list[int] = []  # submission stamps, a heapq
-        self._queued: dict[int, _Rec] = {}  # stamp -> record, for every stamp in the heap
+        self._queued: dict[int, int] = {}  # stamp -> slot, for every stamp in the heap
         self._stale = 0  # heap entries that are not live
         self._running = 0
         self._m = SchedulerMetrics()
 
-    # ---- small helpers (lock held) -------------------------------------------------------
-    def _get(self, task_id: Any) -> _Rec:
+    # ---- slots (lock held) ---------------------------------------------------------------
+    def _new_slot(self, task_id: Any) -> int:
+        """A fresh slot for ``task_id``: a ghost until the caller submits it."""
+        s = self._n
+        if s == len(self._st):
+            k = max(256, s >> 3)  # columns grow by an eighth: little slack, amortised O(1)
+            for name, value in _COLUMNS:
+                getattr(self, name).extend(repeat(value, k))
+        self._n = s + 1
+        self._id[s] = task_id
+        self._slot[task_id] = s
+        return s
+
+    def _get(self, task_id: Any) -> int:
+        """The slot of a submitted task (UnknownTaskError for a ghost or an unknown id)."""
         try:
-            rec = self._tasks.get(task_id)
+            s = self._slot.get(task_id)
         except TypeError:
             require_hashable(task_id, "task_id")
             raise
-        if rec is None:
+        if s is None or not self._gen[s]:
             raise UnknownTaskError(task_id)
-        return rec
+        return s
 
-    def _rec_of(self, dep_id: Any) -> _Rec:
-        """The record of a dependency id: a task's, or a ghost's."""
-        rec = self._tasks.get(dep_id)
-        return self._ghosts[dep_id] if rec is None else rec
+    def _reply(self, outcome: Outcome, x: int) -> Reply:
+        """The Reply for ``outcome`` on state code ``x``, counted in the metrics."""
+        m = self._m
+        if outcome is Outcome.STALE:
+            m.stale_callbacks += 1
+        elif outcome is Outcome.DUPLICATE:
+            m.duplicate_callbacks += 1
+        elif outcome is Outcome.REJECTED:
+            m.rejected_callbacks += 1
+        return _REPLY[outcome, x]
 
-    def _push(self, rec: _Rec) -> None:
-        """rec just became READY."""
-        rec.state = R
-        seq = rec.seq
+    def _dep_ids(self, s: int) -> tuple[Any, ...]:
+        """The ids of s's required deps, in order, repeats dropped."""
+        return tuple(self._id[d] for d in _uniq(self._deps[s]))
+
+
+    # ---- the ready queue -----------------------------------------------------------------
+    def _push(self, s: int) -> None:
+        """Slot ``s`` just became READY."""
+        self._st[s] = R
+        seq = self._stamp[s]
         if seq in self._queued:
             self._stale -= 1  # its old entry (READY -> PENDING -> READY) is live again
         else:
-            self._queued[seq] = rec
+            self._queued[seq] = s
             heappush(self._heap, seq)
 
     def _compact(self) -> None:
         """Restore the bound ``stale <= live + _SLACK`` (reached by
         tests/impl/test_scheduler_impl.py::test_queue_compacts_stale_entries)."""
-        q = self._queued
-        live = [seq for seq in self._heap if q[seq].state is R and q[seq].seq == seq]
+        q, st, stamp = self._queued, self._st, self._stamp
+        live = [seq for seq in self._heap if st[q[seq]] == R and stamp[q[seq]] == seq]
         self._queued = {seq: q[seq] for seq in live}
         heapify(live)
         self._heap, self._stale = live, 0
         self._m.compactions += 1
-        assert len(live) == sum(1 for r in self._tasks.values() if r.state is R)
+        assert len(live) == sum(1 for s in self._order if st[s] == R)
 
     def _check_bound(self) -> None:
         if self._stale > len(self._heap) - self._stale + _SLACK:
             self._compact()
 
-    def _opt_release(self, rec: _Rec) -> None:
-        """rec's current generation just became terminal: optional dependents count it done."""
-        od = rec.odependents
+    # ---- propagation ---------------------------------------------------------------------
+    def _opt_release(self, s: int) -> None:
+        """s's current generation just became terminal: optional dependents count it done."""
+        od = self._oout.get(s)
         if od:
+            st, wait = self._st, self._wait
             for d in od:
-                if d.state is P:
-                    d.waiting -= 1
-                    if not d.waiting:
-                        d.t = self._clock()
+                if st[d] == P:
+                    wait[d] -= 1
+                    if not wait[d]:
+                        self._t[d] = self._clock()
                         self._push(d)
 
-    def _block(self, root: _Rec, cause: Cause, *, release_root: bool = True) -> None:
+    def _block(self, root: int, cause: Cause, *, release_root: bool = True) -> None:
         """Rules 5-7: PENDING/READY tasks reachable through required dependents -> BLOCKED."""
         stack = [root]
-        m = self._m
+        m, st, out, causes, oout = self._m, self._st, self._out, self._cause, self._oout
         while stack:
-            x = stack.pop()
-            for d in x:  # its dependents
-                st = d.state
-                if st is P or st is R:
-                    if st is R:
+            for d in slots(out[stack.pop()]):  # its dependents (always submitted tasks)
+                x = st[d]
+                if x <= R:
+                    if x == R:
                         self._stale += 1
-                    d.state, d.cause = BLK, cause
+                    st[d] = BLK
+                    causes[d] = cause
                     m.blocked += 1
-                    self._opt_release(d)
+                    if oout:
+                        self._opt_release(d)
                     stack.append(d)
         if release_root:
             self._opt_release(root)
 
-    def _validate(self, task_id: Any, rec: _Rec | None, new: tuple[Any, ...]) -> None:
+    def _dead_cause(self, d: int) -> Cause:
+        """The cause a dependent of the dead slot ``d`` is BLOCKED with (contract "Cause")."""
+        if self._st[d] == FAIL:
+            return Cause("failed", self._id[d], self._gen[d])
+        return self._cause[d]
+
+    # ---- edges of a generation -----------------------------------------------------------
+    def _validate(self, task_id: Any, s: int | None, new: tuple[Any, ...]) -> None:
         """Rule 7 after start: known deps (or itself); no cycle through a new edge. A new edge
         ``d -> task`` closes a cycle iff ``d`` is reachable from ``task`` through dependents."""
-        tasks = self._tasks
-        missing = [d for d in new if d not in tasks and d != task_id]
+        slot, gen = self._slot, self._gen
+        missing = [d for d in new if (d not in slot or not gen[slot[d]]) and d != task_id]
         if missing:
             raise UnknownDependencyError(task_id, missing)
         if task_id in new:
             raise CycleError([task_id, task_id])
-        if rec is None:
+        if s is None:
             return  # a brand-new id has no dependents: no path back to it
-        targets = {tasks[d] for d in new}
-        parent: dict[_Rec, _Rec | None] = {rec: None}
-        stack = [rec]
+        targets = {slot[d] for d in new}
+        parent = {s: -1}
+        stack = [s]
+        out, oout = self._out, self._oout
         while stack:
             x = stack.pop()
-            for d in (*x.dependents, *(x.odependents or ())):
+            for d in (*slots(out[x]), *oout.get(x, ())):
                 if d in parent:
                     continue
                 parent[d] = x
                 if d in targets:
                     path: list[Any] = []
-                    y: _Rec | None = d
-                    while y is not None:
-                        path.append(y.task_id)
-                        y = parent[y]
+                    while d != -1:
+                        path.append(self._id[d])
+                        d = parent[d]
                     raise CycleError([*reversed(path), task_id])
                 stack.append(d)
 
-    def _detach(self, task_id: Any, *, unlinked: bool = False) -> _Rec:
+    def _detach(self, task_id: Any, *, unlinked: bool = False) -> int:
         """Start a new generation: drop the old edges (unless ``unlinked``: retry() drops a
         whole batch's at once), stamp it, leave it PENDING with no deps, and apply to
         dependents the effect of the old state going away (rule 7)."""
-        rec = self._tasks.get(task_id)
-        if rec is None:
-            rec = self._ghosts.pop(task_id, None)
-            if rec is None:
-                rec = _Rec(task_id)
-            else:
-                self._unknown_refs -= len(rec.dependents) + len(rec.odependents or ())
-            self._tasks[task_id] = rec
+        s = self._slot.get(task_id)
+        st, gen, out, oout, wait = self._st, self._gen, self._out, self._oout, self._wait
+        if s is None:
+            s = self._new_slot(task_id)
+            self._order.append(s)
+        elif not gen[s]:  # a ghost becomes a task
+            del self._ghosts[task_id]
+            self._unknown_refs -= len(slots(out[s])) + len(oout.get(s, ()))
+            self._order.append(s)
         else:
-            old = rec.state
-            for dep_id in () if unlinked else rec.deps:
-                d = self._rec_of(dep_id)
-                d.dependents.remove(rec)  # O(in-degree of d): see the module comment
+            old = st[s]
+            if not unlinked:
+                for d in self._deps[s]:
+                    rest = slots(out[d]).tolist()
+                    rest.remove(s)  # O(in-degree of d): see the module comment
+                    out[d] = packed(rest) if rest else None
+                    self._unlinked(d)
+            for d in self._opt.pop(s, ()):
+                del oout[d][s]
+                if not oout[d]:
+                    del oout[d]
                 self._unlinked(d)
-            for d in rec.opt:
-                assert d.odependents is not None
-                del d.odependents[rec]
-                self._unlinked(d)
-            if old is R:
+            if old == R:
                 self._stale += 1
-            if rec.dependents or rec.odependents:
+            od = oout.get(s)
+            if out[s] or od:
                 self._maybe_cyclic = True  # they now point to a later stamp
-            if old is OK:
-                for d in rec.dependents:
-                    if d.state is R or d.state is P:
-                        if d.state is R:
-                            d.state = P
-                            self._stale += 1
-                        d.waiting += 1
-            if old in TERMINAL and rec.odependents:
-                for d in rec.odependents:
-                    if d.state is R or d.state is P:
-                        if d.state is R:
-                            d.state = P
-                            self._stale += 1
-                        d.waiting += 1
+            back = [*slots(out[s])] if old == OK else []
+            if old >= OK and od:
+                back += od
+            for d in back:
+                x = st[d]
+                if x <= R:
+                    if x == R:
+                        st[d] = P
+                        self._stale += 1
+                    wait[d] += 1
         self._seq += 1
-        rec.gen += 1
-        rec.seq = self._seq
-        rec.deps, rec.opt = (), ()
-        rec.fn = rec.cause = rec.error = None
-        rec.state, rec.requested, rec.optional_failed, rec.waiting = P, False, (), 0
-        return rec
+        gen[s] += 1
+        self._stamp[s] = self._seq
+        self._deps[s] = ()
+        self._fn[s] = None
+        self._cause.pop(s, None)
+        self._error.pop(s, None)
+        self._req.discard(s)
+        self._ofail.pop(s, None)
+        st[s], wait[s] = P, 0
+        return s
 
-    def _unlink_all(self, recs: list[_Rec]) -> None:
-        """Drop the required edges of every record in ``recs`` with one pass over each
-        dependency's list: a retry of the 10^5 blocked dependents of one failed hub costs
-        O(its in-degree), not O(in-degree^2) as one list.remove per dependent would."""
-        members = set(recs)
-        deps = {id(d): d for r in recs for d in map(self._rec_of, r.deps)}
-        for d in deps.values():
-            kept = [x for x in d.dependents if x not in members]
-            if not d.gen:
-                self._unknown_refs -= len(d.dependents) - len(kept)
-            d.dependents = kept
-            if not d.gen and not kept and not d.odependents:
-                del self._ghosts[d.task_id]
+    def _forget_ghost(self, d: int) -> None:
+        """The ghost ``d`` has no edge left: its id is forgotten (the slot stays unused)."""
+        task_id = self._id[d]
+        del self._ghosts[task_id], self._slot[task_id]
+        self._id[d] = None
 
-    def _unlinked(self, dep: _Rec) -> None:
-        if not dep.gen:
+    def _unlinked(self, d: int) -> None:
+        if not self._gen[d]:
             self._unknown_refs -= 1
-            if not dep.dependents and not dep.odependents:
-                del self._ghosts[dep.task_id]
+            if not self._out[d] and not self._oout.get(d):
+                self._forget_ghost(d)
 
-    def _link(self, dep_id: Any, rec: _Rec) -> _Rec:
-        dep = self._tasks.get(dep_id)
-        if dep is None:
-            dep = self._ghosts.get(dep_id)
-            if dep is None:
-                dep = self._ghosts[dep_id] = _Rec(dep_id)
+    def _unlink_all(self, batch: list[int]) -> None:
+        """Drop the required edges of every slot in ``batch`` with one pass over each
+        dependency's buffer: a retry of the 10^5 blocked dependents of one failed hub costs
+        O(its in-degree), not O(in-degree^2) as one removal per dependent would."""
+        members = set(batch)
+        out, gen = self._out, self._gen
+        for d in {d for s in batch for d in self._deps[s]}:
+            cur = slots(out[d]).tolist()
+            kept = [x for x in cur if x not in members]
+            out[d] = packed(kept) if kept else None
+            if not gen[d]:
+                self._unknown_refs -= len(cur) - len(kept)
+                if not kept and not self._oout.get(d):
+                    self._forget_ghost(d)
+
+    def _link(self, dep_id: Any, s: int) -> int:
+        """The slot of dependency ``dep_id`` of ``s`` (a new ghost if never named)."""
+        d = self._slot.get(dep_id)
+        if d is None:
+            d = self._new_slot(dep_id)
+            self._ghosts[dep_id] = d
             self._unknown_refs += 1
             self._maybe_cyclic = True
-        elif dep.seq >= rec.seq:  # itself, or resubmitted later
+        elif not self._gen[d]:
+            self._unknown_refs += 1
             self._maybe_cyclic = True
-        return dep
+        elif self._stamp[d] >= self._stamp[s]:  # itself, or resubmitted later
+            self._maybe_cyclic = True
+        return d
 
-    def _attach(self, rec: _Rec, req: tuple[Any, ...], opt: tuple[Any, ...],
+    def _attach(self, s: int, req: tuple[Any, ...], opt: tuple[Any, ...],
                 fn: Callable[..., Any] | None) -> None:
         """Register the new edges; the new generation stays PENDING with its count."""
-        rec.fn = fn
+        self._fn[s] = fn
         waiting = 0
+        b = PACK(s)
+        out, st = self._out, self._st
+        ds = []
         for dep_id in req:
-            dep = self._link(dep_id, rec)
-            dep.append(rec)
-            if dep.state is not OK:
+            d = self._link(dep_id, s)
+            ds.append(d)
+            buf = out[d]
+            if buf is None:
+                out[d] = bytearray(b)
+            else:
+                buf += b
+            if st[d] != OK:
                 waiting += 1
-        rec.deps = req
+        self._deps[s] = tuple(ds)
         if opt:
             odeps = []
             for dep_id in opt:
-                dep = self._link(dep_id, rec)
-                if dep.odependents is None:
-                    dep.odependents = {}
-                dep.odependents[rec] = None
-                odeps.append(dep)
-                if dep.state not in TERMINAL:
+                d = self._link(dep_id, s)
+                self._oout.setdefault(d, {})[s] = None
+                odeps.append(d)
+                if st[d] < OK:
                     waiting += 1
-            rec.opt = tuple(odeps)
-        rec.waiting = waiting
+            self._opt[s] = tuple(odeps)
+        self._wait[s] = waiting
 
-    def _decide(self, rec: _Rec) -> None:
+    def _decide(self, s: int) -> None:
         """Rule 1: BLOCKED (cause from the first dead dep in deps order) or left PENDING."""
-        for dep_id in rec.deps:
-            dep = self._rec_of(dep_id)
-            st = dep.state
-            if st in DEAD:
-                cause = Cause("failed", dep.task_id, dep.gen) if st is FAIL else dep.cause
-                assert cause is not None
-                if rec.state is BLK:  # reached by an earlier retry's propagation
-                    rec.cause = cause
-                    self._block(rec, cause, release_root=False)
+        st = self._st
+        for d in self._deps[s]:
+            if st[d] >= FAIL:
+                cause = self._dead_cause(d)
+                self._cause[s] = cause
+                if st[s] == BLK:  # reached by an earlier retry's propagation
+                    self._block(s, cause, release_root=False)
                 else:
-                    rec.state, rec.cause = BLK, cause
+                    st[s] = BLK
                     self._m.blocked += 1
-                    self._block(rec, cause)
+                    self._block(s, cause)
                 return
 
-    def _settle_new(self, rec: _Rec) -> None:
-        if rec.state is P and not rec.waiting:
-            rec.t = self._clock()
-            self._push(rec)
+    def _settle_new(self, s: int) -> None:
+        if self._st[s] == P and not self._wait[s]:
+            self._t[s] = self._clock()
+            self._push(s)
+
+    # ---- cycles --------------------------------------------------------------------------
+    def _edges(self, s: int) -> Iterator[int]:
+        """The slots ``s`` depends on (every dep is known when this runs)."""
+        o = self._opt.get(s)
+        return iter((*self._deps[s], *o)) if o else iter(self._deps[s])
 
     def _find_cycle(self) -> list[Any] | None:
-        """Iterative three-colour DFS over ids, the stack as parent pointers (no recursion);
+        """Iterative three-colour DFS over slots, the stack as parent pointers (no recursion);
         roots in order of first submit (which cycle is found is ours to choose)."""
-        tasks = self._tasks
-        colour: dict[Any, int] = {}  # 1 grey (on the stack), 2 black
-
-        def edges(task_id: Any) -> Iterator[Any]:
-            r = tasks[task_id]  # every dep is known when this runs
-            return iter((*r.deps, *(o.task_id for o in r.opt)) if r.opt else r.deps)
-
-        for root in tasks:
-            if root in colour:
+        colour = bytearray(self._n)  # 0 white, 1 grey (on the stack), 2 black
+        edges = self._edges
+        for root in self._order:
+            if colour[root]:
                 continue
             colour[root] = 1
             stack = [root]
             iters = [edges(root)]
             while iters:
                 for nxt in iters[-1]:
-                    c = colour.get(nxt)
-                    if c is None:
+                    c = colour[nxt]
+                    if not c:
                         colour[nxt] = 1
                         stack.append(nxt)
                         iters.append(edges(nxt))
                         break
                     if c == 1:
                         i = stack.index(nxt)
-                        return [nxt, *reversed(stack[i:])]
+                        return [self._id[x] for x in (nxt, *reversed(stack[i:]))]
                 else:
                     colour[stack.pop()] = 2
                     iters.pop()
         return None
 
+    # ---- check_invariants ----------------------------------------------------------------
     def _recount(self) -> None:
         """The body of check_invariants() (lock held by the caller)."""
-        running = 0
-        live = 0
-        for r in self._tasks.values():
-            who = f"{r.task_id!r} g{r.gen}"
-            assert r.gen >= 1 and self._tasks[r.task_id] is r, f"{who} :: bad record"
-            running += r.state is RUN
-            deps = [self._tasks.get(d, self._ghosts.get(d)) for d in r.deps]
-            for dep_id, d in zip(r.deps, deps, strict=True):
-                assert d is not None, f"{who} :: dep {dep_id!r} has no record (task or ghost)"
-                assert d.dependents.count(r) == r.deps.count(dep_id), (
-                    f"{who} :: reverse edges from {dep_id!r} do not match its deps")
-            for d in r.opt:
-                assert d.odependents and r in d.odependents, (
-                    f"{who} :: missing optional reverse edge from {d.task_id!r}")
-            for d in r.dependents:
-                assert r.task_id in d.deps, f"{who} :: stale reverse edge to {d.task_id!r}"
-            for d in r.odependents or ():
-                assert r in d.opt, f"{who} :: stale optional reverse edge to {d.task_id!r}"
-            if r.state in PR:
+        st, gen, ids, slot, out, oout = (self._st, self._gen, self._id, self._slot, self._out,
+                                          self._oout)
+        running = live = 0
+        for s in self._order:
+            who = f"{ids[s]!r} g{gen[s]}"
+            x = st[s]
+            assert gen[s] >= 1 and slot[ids[s]] == s, f"{who} :: bad slot"
+            running += x == RUN
+            deps = self._deps[s]
+            for d in deps:
+                assert slot.get(ids[d]) == d, f"{who} :: dep slot {d} has no id (task or ghost)"
+                assert slots(out[d]).tolist().count(s) == deps.count(d), (
+                    f"{who} :: reverse edges from {ids[d]!r} do not match its deps")
+            opt = self._opt.get(s, ())
+            assert len(set(opt)) == len(opt) and all(s in oout.get(d, ()) for d in opt), (
+                f"{who} :: optional reverse edges do not match its optional deps")
+            for d in slots(out[s]):
+                assert s in self._deps[d], f"{who} :: stale reverse edge to {ids[d]!r}"
+            for d in oout.get(s, ()):
+                assert s in self._opt.get(d, ()), (
+                    f"{who} :: stale optional reverse edge to {ids[d]!r}")
+            if x <= R:
                 for d in deps:
-                    assert d is not None
-                    assert d.state not in DEAD, (
-                        f"{who} :: {r.state.name} with dead dep {d.task_id!r} g{d.gen} "
-                        f"({d.state.name})")
-                want = sum(1 for d in deps if d is None or not d.gen or d.state is not OK) + sum(
-                    1 for d in r.opt if not d.gen or d.state not in TERMINAL)
-                assert r.waiting == want, f"{who} :: waiting={r.waiting}, recount {want}"
-                assert (r.state is R) == (want == 0), f"{who} :: {r.state.name} waiting {want}"
-                assert not self._closed, f"{who} :: {r.state.name} after close()"
-            if r.state is R:
+                    assert st[d] < FAIL, (
+                        f"{who} :: {STATE[x].name} with dead dep {ids[d]!r}")
+                want = sum(1 for d in deps if st[d] != OK) + sum(1 for d in opt if st[d] < OK)
+                assert self._wait[s] == want, f"{who} :: waiting={self._wait[s]}, recount {want}"
+                assert (x == R) == (want == 0), f"{who} :: {STATE[x].name} waiting {want}"
+                assert not self._closed, f"{who} :: {STATE[x].name} after close()"
+            if x == R:
                 live += 1
-                assert self._queued.get(r.seq) is r, f"{who} :: READY without its heap entry"
-            if r.state is BLK:
-                assert r.cause is not None and r.cause.kind in ("failed", "cancelled"), (
-                    f"{who} :: BLOCKED with cause {r.cause!r}")
-            elif r.state is CAN:
-                assert r.cause is not None and r.cause.kind in ("cancelled", "shutdown") and (
-                    r.cause[1:] == (r.task_id, r.gen)), f"{who} :: CANCELLED, {r.cause!r}"
+                assert self._queued.get(self._stamp[s]) == s, f"{who} :: READY, not queued"
+            cause = self._cause.get(s)
+            if x == BLK:
+                assert cause is not None and cause.kind in ("failed", "cancelled"), (
+                    f"{who} :: BLOCKED with cause {cause!r}")
+            elif x == CAN:
+                assert cause is not None and cause.kind in ("cancelled", "shutdown") and (
+                    cause[1:] == (ids[s], gen[s])), f"{who} :: CANCELLED, {cause!r}"
             else:
-                assert r.cause is None, f"{who} :: {r.state.name} with cause {r.cause!r}"
-            assert not r.requested or r.state in (RUN, OK, CAN), (
-                f"{who} :: cancel requested but {r.state.name}")
+                assert cause is None, f"{who} :: {STATE[x].name} with cause {cause!r}"
+            assert s not in self._req or x in (RUN, OK, CAN), (
+                f"{who} :: cancel requested but {STATE[x].name}")
         assert running == self._running, f"running={self._running}, recount {running}"
         assert running <= self.max_concurrency, (
             f"{running} RUNNING > max_concurrency {self.max_concurrency}")
         q = self._queued
         assert len(set(self._heap)) == len(self._heap) == len(q) and set(q) == set(self._heap), (
             "ready queue and its stamp index disagree")
-        valid = sum(1 for seq, r in q.items() if r.state is R and r.seq == seq)
+        valid = sum(1 for seq, s in q.items() if st[s] == R and self._stamp[s] == seq)
         assert valid == live, f"{live} READY tasks but {valid} live heap entries"
         assert self._stale == len(self._heap) - live, (
             f"stale={self._stale}, recount {len(self._heap) - live}")
         assert self._stale <= live + _SLACK, f"stale {self._stale} > live {live} + {_SLACK}"
-        refs = sum(len(g.dependents) + len(g.odependents or ()) for g in self._ghosts.values())
+        ghosts = self._ghosts.values()
+        refs = sum(len(slots(out[g])) + len(oout.get(g, ())) for g in ghosts)
         assert refs == self._unknown_refs, f"unknown_refs={self._unknown_refs}, recount {refs}"
-        assert all(g.dependents or g.odependents for g in self._ghosts.values()), "empty ghost"
+        assert all(out[g] or oout.get(g) for g in ghosts), "a ghost without edges"
+        assert all(not gen[g] and st[g] == GHOST and slot[ids[g]] == g for g in ghosts), (
+            "a ghost with a generation")
+        assert len(slot) == len(self._order) + len(self._ghosts), "stray ids in the index"
         if self._started:
             assert not self._ghosts, f"ghosts {list(self._ghosts)} after start()"
             assert self._find_cycle() is None, "cycle after start()"

@@ -1,4 +1,4 @@
-"""Records, metrics and argument parsing of impl/scheduler.py.
+"""State codes, reverse-edge buffers, metrics and argument parsing of impl/scheduler.py.
 
 Split out of impl/scheduler.py to keep the scheduler's own module about its algorithm. Nothing
 here takes a lock: the scheduler's methods hold ``Scheduler._lock`` around every use.
@@ -6,17 +6,16 @@ here takes a lock: the scheduler's methods hold ``Scheduler._lock`` around every
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from array import array
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from struct import Struct
 from typing import Any
 
-from schedcheck.contract import Cause, TaskState, require_hashable
+from schedcheck.contract import Outcome, Reply, TaskState, require_hashable
 
 __all__ = ["SchedulerMetrics"]
 
-P, R, RUN = TaskState.PENDING, TaskState.READY, TaskState.RUNNING
-OK, BLK, CAN = TaskState.SUCCEEDED, TaskState.BLOCKED, TaskState.CANCELLED
-PR = (P, R)
 #: Extra stale heap entries tolerated beyond the live ones before compaction.
 _SLACK = 64
 
@@ -42,62 +41,32 @@ class SchedulerMetrics:
     compactions: int = 0  #: times the ready queue was rebuilt
 
 
-class _Rec(list["_Rec"]):
-    """A task's record. The record *is* the list of its required dependents (the reverse
-    edges, once per occurrence in each dependent's deps): one GC-tracked object per task
-    instead of a record plus a list, which halves the objects the cyclic collector walks on
-    every full pass and saves a pointer hop per edge. Identity semantics are restored
-    (``==`` is ``is``, hashable by id) so that ``list.remove``/``count``/``in`` and dict keys
-    see records, never their contents; a record is never truth-tested for existence (its
-    truth value is "has dependents"). ``dependents`` remains as an alias of the record."""
-
-    __slots__ = ("cause", "deps", "error", "fn", "gen", "odependents", "opt",
-                 "optional_failed", "requested", "seq", "state", "t", "task_id", "waiting")
-    __hash__ = object.__hash__  # type: ignore[assignment]
-    __eq__ = object.__eq__
-    __ne__ = object.__ne__
-
-    def __init__(self, task_id: Any) -> None:  # list.__init__ not called: starts empty
-        self.task_id = task_id  #: the id
-        self.gen = 0  #: current generation; 0 for a ghost (named as a dep, never submitted)
-        self.seq = 0  #: submission stamp of the current generation (model D1)
-        #: ids of the required deps, in order (a fast-path submit keeps repeats: see above)
-        self.deps: tuple[Any, ...] = ()
-        self.opt: tuple[_Rec, ...] = ()  #: optional deps, disjoint from deps
-        self.fn: Callable[..., Any] | None = None
-        self.state = P  #: TaskState of the current generation (a ghost stays PENDING)
-        self.cause: Cause | None = None  #: not None iff CANCELLED or BLOCKED
-        self.error: Any = None  #: what fail() received
-        self.requested = False  #: a cancel was requested while this generation ran
-        self.optional_failed: tuple[Any, ...] = ()  #: frozen at the claim (model D6)
-        self.waiting = 0  #: outstanding deps; exact while PENDING/READY, 0 iff READY
-        self.odependents: dict[_Rec, None] | None = None  #: dependents by optional edges
-        self.t = 0.0  #: clock when it became READY, then when it was claimed
-
-    @property
-    def dependents(self) -> list[_Rec]:
-        """Records whose current deps include self, once per occurrence: the record itself."""
-        return self
-
-    @dependents.setter
-    def dependents(self, value: Iterable[_Rec]) -> None:
-        self[:] = value
-
-    def __repr__(self) -> str:  # not list's: that would print the graph reachable from it
-        return f"<_Rec {self.task_id!r} g{self.gen} {self.state.name}>"
+#: States as small ints, in the order of the contract's table, so that the tests are ranges:
+#: PENDING/READY is ``st <= R``, terminal ``st >= OK``, dead ``st >= FAIL``. A ghost (an id
+#: named as a dependency, never submitted) is ``GHOST``: not SUCCEEDED, not terminal.
+GHOST, P, R, RUN, OK, FAIL, BLK, CAN = -1, 0, 1, 2, 3, 4, 5, 6
+#: int -> TaskState (``STATE[st]``; index -1 is never read: ghosts are not tasks).
+STATE: tuple[TaskState, ...] = (
+    TaskState.PENDING, TaskState.READY, TaskState.RUNNING, TaskState.SUCCEEDED,
+    TaskState.FAILED, TaskState.BLOCKED, TaskState.CANCELLED,
+)
+#: Every possible Reply by (outcome, state code), built once (the hot paths allocate none).
+_REPLY = {(o, i): Reply(o, s) for o in Outcome for i, s in enumerate(STATE)}
+#: One slot, packed as a native unsigned int: ``buf += PACK(slot)`` links a reverse edge.
+PACK = Struct("I").pack
 
 
-def _clone(rec: _Rec) -> _Rec:
-    c = _Rec.__new__(_Rec)
-    for f in _Rec.__slots__:
-        setattr(c, f, getattr(rec, f))
-    c.extend(rec)
-    return c
+_NO_SLOTS = memoryview(b"").cast("I")
 
 
-def _ids(recs: Iterable[_Rec]) -> tuple[Any, ...]:
-    """The ids of ``recs`` in order, repeats dropped (a fast-path submit keeps repeats)."""
-    return tuple(dict.fromkeys(r.task_id for r in recs))
+def slots(buf: bytearray | None) -> memoryview:
+    """The slots packed in ``buf`` (a reverse-edge buffer, or None), as a sequence of ints."""
+    return memoryview(buf).cast("I") if buf else _NO_SLOTS
+
+
+def packed(values: Iterable[int]) -> bytearray:
+    """A reverse-edge buffer holding ``values`` in order."""
+    return bytearray(array("I", values).tobytes())
 
 
 def _uniq(ids: Iterable[Any]) -> tuple[Any, ...]:

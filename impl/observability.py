@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -99,6 +99,13 @@ class ObservedScheduler(Scheduler):
             for claim in claims:
                 self._seg(claim.task_id).claims += 1
         return claims
+
+    def ready_pairs(self, limit: int | None = None) -> list[tuple[Any, int]]:
+        return [(c.task_id, c.generation) for c in self.ready(limit)]  # counted by ready()
+
+    def complete_many(self, claims: Iterable[Sequence[Any]]) -> list[Reply]:
+        """One complete() per claim, so that each is observed (no single-lock batch here)."""
+        return [self.complete(c[0], c[1]) for c in claims]
 
     def complete(self, task_id: Hashable, generation: int) -> Reply:
         started = self._obs_clock()

@@ -1,36 +1,48 @@
 """The production task scheduler (specs/scheduler.md): indegree counts, reverse edges, a heap.
 
-Data structure. One slotted ``_Rec`` per task id holds its *current* generation: state,
-generation, submission stamp ``seq``, its required deps as a tuple of ids (the caller's own
-tuple when it passed one: ints in a tuple are not tracked by the garbage collector, which
-matters at 10^6 tasks), its optional deps as a tuple of records, the
-``waiting`` count (required deps not SUCCEEDED + optional deps not terminal; kept exact only
-while the task is PENDING/READY: a task in any other state is re-counted when resubmitted) and
-its reverse edges: ``dependents`` (one entry per occurrence in the dependent's deps: a
-fast-path submit does not de-duplicate, it links and counts a repeated dep twice, which
-releases it exactly like once) and ``odependents`` (optional edges, a dict, usually None).
-The record *is* its ``dependents`` list (``_Rec`` subclasses list, with identity equality):
-one GC-tracked object per task instead of two, which is what the cyclic collector's full
-passes cost at 10^5-10^6 tasks (submit of 200,000 tasks: about a third less CPU time).
-A dependency named before it is submitted gets a *ghost* record (generation 0, in
-``_ghosts``) so that edges always join records; ``_unknown_refs`` counts edges ending at one.
-The ready queue is a heapq of bare int stamps (cheap to compare, not tracked by the garbage
-collector); ``_queued`` maps each stamp in the heap to its record. Lazy deletion: an entry is
-live iff ``rec.state is READY and rec.seq == seq``; a READY -> PENDING -> READY move finds
-its entry and reuses it. ``_stale`` counts dead entries; the bound ``_stale <= live + _SLACK``
-is restored by compaction and asserted by check_invariants().
+Data structure: columns, not objects. Each task id gets an int *slot* (``_slot``: id -> slot)
+and its *current* generation lives in parallel lists indexed by the slot: ``_id``, ``_gen``,
+``_stamp`` (the submission stamp), ``_st`` (the state as a small int: impl/_scheduler_support.py),
+``_wait`` (required deps not SUCCEEDED + optional deps not terminal; exact only while the task
+is PENDING/READY: a task in any other state is re-counted when resubmitted), ``_deps`` (the
+required deps as a tuple of their slots: the cycle search and propagation never hash an id),
+``_fn``, ``_t`` and ``_out``: the required dependents as a
+``bytearray`` of packed slots (one entry per occurrence in the dependent's deps: a fast-path
+submit does not de-duplicate, it links and counts a repeated dep twice, which releases it
+exactly like once). The rare fields (cause, error, cancel request, optional edges both ways,
+``optional_failed``) are dicts or a set keyed by slot, holding only the non-default values.
+
+Why: the cyclic garbage collector's cost is the number of tracked container objects, and its
+full passes walk every one of them. A task here adds *none* that stay tracked: ints, floats
+and bytearrays are not tracked, a tuple of ids is untracked at its first collection, and the
+columns are a few big lists. One object per task (the previous design: a record that was its
+own list of dependents) made every full pass walk 200,000 more objects at 200k tasks. A
+dependency named before it is submitted gets a *ghost* slot (generation 0, state ``GHOST``,
+in ``_ghosts``) so that edges always join slots; ``_unknown_refs`` counts edges ending at one.
+The ready queue is a heapq of bare int stamps; ``_queued`` maps each stamp in the heap to its
+slot (ints only: the dict is not tracked either). Lazy deletion: an entry is live iff the slot
+is READY with that stamp; a READY -> PENDING -> READY move finds its entry and reuses it.
+``_stale`` counts dead entries; the bound ``_stale <= live + _SLACK`` is restored by
+compaction and asserted by check_invariants().
+
+Batch paths: ``complete_many(claims)`` applies many completions under one lock acquisition
+(graphlib's ``done(*nodes)``), and ``ready_pairs()`` claims like ``ready()`` but returns plain
+``(task_id, generation)`` tuples, which the collector untracks, where ``Claim`` (a named tuple)
+stays tracked: a batch of 10^4-10^5 claims held at once otherwise sets off full passes.
 
 Costs (contract "Costs"). submit O(deps); start() O(V+E) (skipped to O(1) when every edge
 points to an earlier stamp: then the graph is acyclic by construction); ready() O(k log V) (one
-sort instead of k pops when it takes every queued entry);
-complete() touches the direct dependents only; fail()/cancel() touch what they block (plus
-optional dependents); resubmit O(new deps + dependents + the in-degree of each old dep, as
-``list.remove`` unlinks it: lists keep submit and complete fast, and resubmits are rare); an
-incremental cycle check after start() searches only the dependents reachable from the
-resubmitted task. Only start(), close() and the diagnostics (metrics, snapshot,
-check_invariants) visit tasks they don't change. Records, metrics and argument parsing live
-in impl/_scheduler_support.py; the fields and the lock-held helpers (propagation, the edges
-of a generation, the cycle searches, the invariant recount) in impl/_scheduler_core.py.
+sort instead of k pops when it takes every queued entry); complete() touches the direct
+dependents only; fail()/cancel() touch what they block (plus optional dependents); resubmit
+O(new deps + dependents + the in-degree of each old dep, as the buffer is rewritten without
+it: buffers keep submit and complete fast, and resubmits are rare); an incremental cycle check
+after start() searches only the dependents reachable from the resubmitted task. Only start(),
+close() and the diagnostics (metrics, snapshot, check_invariants) visit tasks they don't
+change. State codes, buffers, metrics and argument parsing live in impl/_scheduler_support.py;
+the columns and the lock-held helpers (propagation, the edges of a generation, the cycle
+searches, the invariant recount) in impl/_scheduler_core.py; the extensions (add_dependency,
+retry) and the checking helpers (snapshot, copy, check_invariants) in
+impl/_scheduler_extras.py.
 
 Departures from the model (schedcheck.model.scheduler): counts instead of rescans, the heap,
 ghosts, the acyclic-by-construction shortcut. Behaviour, decisions D1-D10 and snapshot() are
@@ -53,23 +65,31 @@ they were given). Everything else -- rules 1-9, causes, STALE late reports -- is
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable
+from collections import deque
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from heapq import heappop, heappush
 from itertools import repeat
 from typing import Any
 
-from schedcheck.impl._scheduler_core import SchedulerCore
+from schedcheck.impl._scheduler_extras import SchedulerExtras
 from schedcheck.impl._scheduler_support import (
+    _REPLY,
+    BLK,
+    CAN,
+    FAIL,
+    OK,
+    PACK,
+    RUN,
+    STATE,
+    P,
+    R,
     SchedulerMetrics,
-    _clone,
-    _ids,
     _parse,
-    _Rec,
     _uniq,
+    slots,
 )
 
 from schedcheck.contract import (
-    DEAD,
     Cause,
     Claim,
     ClosedError,
@@ -79,7 +99,6 @@ from schedcheck.contract import (
     Outcome,
     Reply,
     TaskDetails,
-    TaskState,
     UnknownDependencyError,
     details,
     require_hashable,
@@ -88,18 +107,11 @@ from schedcheck.contract import (
 
 __all__ = ["Scheduler", "SchedulerMetrics"]
 
-P, R, RUN = TaskState.PENDING, TaskState.READY, TaskState.RUNNING
-OK, FAIL, BLK, CAN = (
-    TaskState.SUCCEEDED, TaskState.FAILED, TaskState.BLOCKED, TaskState.CANCELLED,
-)
-PR = (P, R)
-#: Every possible Reply, built once (the hot paths allocate none).
-_REPLY = {(o, s): Reply(o, s) for o in Outcome for s in TaskState}
 _APPLIED_OK = _REPLY[Outcome.APPLIED, OK]
 _tuple_new = tuple.__new__
 
 
-class Scheduler(SchedulerCore):
+class Scheduler(SchedulerExtras):
     """Thread-safe; see the module comment for the structures and the costs."""
 
     # ---- rule 1 / 7: submit --------------------------------------------------------------
@@ -114,64 +126,67 @@ class Scheduler(SchedulerCore):
         if ((cls is list or cls is tuple) and optional.__class__ is tuple and not optional
                 and (fn is None or callable(fn))):
             with self._lock:
-                tasks = self._tasks
+                slot, gen = self._slot, self._gen
+                got: list[Any] | None
                 try:
-                    got = (list(map(tasks.get, deps))  # TypeError before any change
-                           if task_id not in tasks and not self._closed else None)
+                    s = slot.get(task_id)
+                    got = (list(map(slot.get, deps))  # TypeError before any change
+                           if (s is None or not gen[s]) and not self._closed else None)
                 except TypeError:
                     got = None  # the general path names the unhashable value
                 if got is not None and (not self._started
                                         or (None not in got and task_id not in deps)):
-                    ghosts = self._ghosts
-                    rec = ghosts.pop(task_id, None) if ghosts else None
-                    if rec is None:
-                        rec = _Rec(task_id)
-                    else:
-                        self._unknown_refs -= len(rec) + len(rec.odependents or ())
-                    tasks[task_id] = rec
+                    st, out = self._st, self._out
+                    if s is None:
+                        s = self._new_slot(task_id)
+                    else:  # a ghost becomes a task
+                        del self._ghosts[task_id]
+                        self._unknown_refs -= len(slots(out[s])) + len(self._oout.get(s, ()))
+                    self._order.append(s)
                     self._seq = seq = self._seq + 1
-                    rec.gen, rec.seq, rec.fn = 1, seq, fn
+                    gen[s], self._stamp[s], st[s] = 1, seq, P
+                    if fn is not None:
+                        self._fn[s] = fn
+                    b = PACK(s)
                     waiting = unknown = 0
                     cause = None
-                    ok = OK
-                    ghosts_get = ghosts.get
-                    cyclic = False
-                    for dep, dep_id in zip(got, deps):  # a repeat is linked once per occurrence
-                        if dep is None:  # the dep's state is PENDING; it is not SUCCEEDED
-                            if dep_id == task_id:  # a self-dependency: start() reports the cycle
-                                dep = rec
-                            else:  # named before it is submitted
-                                dep = ghosts_get(dep_id)
-                                if dep is None:
-                                    dep = ghosts[dep_id] = _Rec(dep_id)
+                    cyclic = None in got
+                    if cyclic:  # deps named before they are submitted (or itself)
+                        for dep_id in deps:
+                            if dep_id not in slot:  # itself is: its slot exists
+                                self._ghosts[dep_id] = self._new_slot(dep_id)
+                        got = list(map(slot.__getitem__, deps))
+                    for d in got:  # a repeat is linked once per occurrence
+                        buf = out[d]
+                        if buf is None:
+                            out[d] = bytearray(b)  # the reverse edge
+                        else:
+                            buf += b
+                        x = st[d]
+                        if x != OK:
+                            waiting += 1
+                            if x < 0:  # a ghost
                                 unknown += 1
-                            dep.append(rec)  # the reverse edge
-                            waiting += 1
-                            cyclic = True
-                            continue
-                        dep.append(rec)
-                        st = dep.state
-                        if st is not ok:
-                            waiting += 1
-                            if cause is None and (st is FAIL or st is BLK or st is CAN):
-                                cause = (Cause("failed", dep.task_id, dep.gen) if st is FAIL
-                                         else dep.cause)
+                                cyclic = True
+                            elif x >= FAIL and cause is None:
+                                cause = self._dead_cause(d)
                     if unknown:
                         self._unknown_refs += unknown
-                    if cyclic:
+                    if cyclic or task_id in deps:
                         self._maybe_cyclic = True
-                    rec.deps = deps if cls is tuple else tuple(deps)  # type: ignore[assignment]
-                    rec.waiting = waiting
+                    self._deps[s] = tuple(got)
+                    self._wait[s] = waiting
                     if cause is not None:
-                        rec.state, rec.cause = BLK, cause
+                        st[s] = BLK
+                        self._cause[s] = cause
                         self._m.blocked += 1
-                        self._block(rec, cause)
+                        self._block(s, cause)
                         self._check_bound()
                     elif not waiting:
                         if self._started:
-                            rec.t = self._clock()
-                        rec.state = R
-                        self._queued[seq] = rec
+                            self._t[s] = self._clock()
+                        st[s] = R
+                        self._queued[seq] = s
                         heappush(self._heap, seq)
                     return 1
         return self._submit(task_id, deps, fn, optional)
@@ -195,18 +210,19 @@ class Scheduler(SchedulerCore):
         with self._lock:
             if self._closed:
                 raise ClosedError(f"cannot submit {task_id!r}: the scheduler is closed")
-            rec = self._tasks.get(task_id)
-            if rec is not None and rec.state is RUN:
-                raise ConflictError(task_id, rec.gen)
+            s = self._slot.get(task_id)
+            if s is not None and not self._gen[s]:
+                s = None  # a ghost: not a task yet
+            if s is not None and self._st[s] == RUN:
+                raise ConflictError(task_id, self._gen[s])
             if self._started:
-                self._validate(task_id, rec, req + opt)
-            rec = self._detach(task_id)
-            self._attach(rec, req, opt, fn)
-            self._decide(rec)
-            self._settle_new(rec)
+                self._validate(task_id, s, req + opt)
+            s = self._detach(task_id)
+            self._attach(s, req, opt, fn)
+            self._decide(s)
+            self._settle_new(s)
             self._check_bound()
-            return rec.gen
-
+            return self._gen[s]
 
     # ---- rule 2: start -------------------------------------------------------------------
     def start(self) -> None:
@@ -217,10 +233,12 @@ class Scheduler(SchedulerCore):
             if self._started:
                 return
             if self._unknown_refs:
-                for rec in sorted(self._tasks.values(), key=lambda r: r.seq):
-                    missing = [d for d in _uniq(rec.deps) + _ids(rec.opt) if d in self._ghosts]
+                ids, ghosts = self._id, self._ghosts
+                for s in sorted(self._order, key=self._stamp.__getitem__):
+                    wanted = _uniq((*self._deps[s], *self._opt.get(s, ())))
+                    missing = [ids[d] for d in wanted if ids[d] in ghosts]
                     if missing:
-                        raise UnknownDependencyError(rec.task_id, missing)
+                        raise UnknownDependencyError(ids[s], missing)
             if self._maybe_cyclic:
                 cycle = self._find_cycle()
                 if cycle is not None:
@@ -232,6 +250,16 @@ class Scheduler(SchedulerCore):
     # ---- rule 3: ready -------------------------------------------------------------------
     def ready(self, limit: int | None = None) -> list[Claim]:
         """Rule 3: claim READY tasks in submission sequence, up to the free slots."""
+        return self._claim(limit, True)
+
+    def ready_pairs(self, limit: int | None = None) -> list[tuple[Any, int]]:
+        """Exactly ``ready(limit)``, each claim as a plain ``(task_id, generation)`` tuple
+        (no ``fn``): for a driver that keeps its functions itself, or has none. CPython's
+        collector untracks a plain tuple of untracked values; it never untracks a ``Claim``
+        (a named tuple), so a large batch of Claims costs full collections."""
+        return self._claim(limit, False)
+
+    def _claim(self, limit: int | None, as_claims: bool) -> list[Any]:
         if limit is not None and (limit.__class__ is not int or limit < 0):
             require_int(limit, "limit", minimum=0)
         with self._lock:
@@ -242,36 +270,44 @@ class Scheduler(SchedulerCore):
             n = self.max_concurrency - self._running
             if limit is not None and limit < n:
                 n = limit
-            heap, queued = self._heap, self._queued
-            out: list[Claim] = []
+            heap = self._heap
+            out: list[Any] = []
             if n <= 0 or not heap:
                 return out
             now = self._clock()
+            if n >= len(heap) and not self._stale and not self._opt:
+                return self._claim_all(now, as_claims)
             m = self._m
             wait_total, wait_max = m.ready_wait_total, m.ready_wait_max
             stale = 0
-            pop, qpop, append, claim = heappop, queued.pop, out.append, Claim
-            ready_state, run_state, t_start = R, RUN, self._t_start
+            qpop, append, t_start = self._queued.pop, out.append, self._t_start
+            st, stamp, t, ids, gen, fns = (self._st, self._stamp, self._t, self._id, self._gen,
+                                           self._fn)
+            opt = self._opt
             entries = len(heap)
             if n >= entries:  # every entry goes: one C sort, not a heappop (log V) per entry
                 seqs: Iterable[int] = sorted(heap)
                 heap.clear()
             else:
-                seqs = map(pop, repeat(heap, entries))  # pops lazily, never past the end
+                seqs = map(heappop, repeat(heap, entries))  # pops lazily, never past the end
             for seq in seqs:
-                rec = qpop(seq)
-                if rec.state is not ready_state or rec.seq != seq:
+                s = qpop(seq)
+                if st[s] != R or stamp[s] != seq:
                     stale += 1
                     continue
-                rec.state = run_state
-                w = now - (rec.t if rec.t > t_start else t_start)  # READY before start()
-                rec.t = now
+                st[s] = RUN
+                ts = t[s]
+                w = now - (ts if ts > t_start else t_start)  # READY before start()
+                t[s] = now
                 wait_total += w
                 if w > wait_max:
                     wait_max = w
-                if rec.opt:
-                    rec.optional_failed = tuple(d.task_id for d in rec.opt if d.state in DEAD)
-                append(_tuple_new(claim, (rec.task_id, rec.gen, rec.fn)))
+                if opt and s in opt:
+                    dead = tuple(ids[d] for d in opt[s] if st[d] >= FAIL)
+                    if dead:
+                        self._ofail[s] = dead
+                append(_tuple_new(Claim, (ids[s], gen[s], fns[s])) if as_claims
+                       else (ids[s], gen[s]))
                 n -= 1
                 if not n:
                     break
@@ -283,21 +319,36 @@ class Scheduler(SchedulerCore):
             m.ready_wait_total, m.ready_wait_max = wait_total, wait_max
             return out
 
-    # ---- rules 4-6 -----------------------------------------------------------------------
-    def _reply(self, outcome: Outcome, state: TaskState) -> Reply:
+    def _claim_all(self, now: float, as_claims: bool) -> list[Any]:
+        """_claim() when every queued entry goes and none is stale (so every one is live) and
+        no task has optional deps: the same claims and metrics, with the per-claim work done
+        by C loops (map/zip over the slots) instead of bytecode per claim."""
+        ss = list(map(self._queued.__getitem__, sorted(self._heap)))
+        self._heap.clear()
+        self._queued.clear()
+        st, t, ids, gen = self._st, self._t, self._id, self._gen
+        waits = list(map(max, map(t.__getitem__, ss), repeat(self._t_start)))  # READY since
+        deque(map(st.__setitem__, ss, repeat(RUN)), 0)
+        deque(map(t.__setitem__, ss, repeat(now)), 0)
+        k = len(ss)
         m = self._m
-        if outcome is Outcome.STALE:
-            m.stale_callbacks += 1
-        elif outcome is Outcome.DUPLICATE:
-            m.duplicate_callbacks += 1
-        elif outcome is Outcome.REJECTED:
-            m.rejected_callbacks += 1
-        return _REPLY[outcome, state]
+        self._running += k
+        m.claims += k
+        m.ready_wait_count += k
+        m.ready_wait_total += now * k - sum(waits)
+        m.ready_wait_max = max(m.ready_wait_max, now - min(waits))
+        fields = [map(ids.__getitem__, ss), map(gen.__getitem__, ss)]
+        if not as_claims:
+            return list(zip(*fields))
+        fields.append(map(self._fn.__getitem__, ss))
+        return list(map(_tuple_new, repeat(Claim), zip(*fields)))
 
-    def _ran(self, rec: _Rec) -> None:
+    # ---- rules 4-6 -----------------------------------------------------------------------
+    def _ran(self, s: int, now: float) -> None:
+        """s's run ended at ``now``: free its slot, count its duration."""
         self._running -= 1
         m = self._m
-        d = self._clock() - rec.t
+        d = now - self._t[s]
         m.run_count += 1
         m.run_total += d
         if d > m.run_max:
@@ -305,104 +356,131 @@ class Scheduler(SchedulerCore):
 
     def complete(self, task_id: Hashable, generation: int) -> Reply:
         """Rule 4: RUNNING -> SUCCEEDED; each PENDING dependent loses one outstanding dep."""
-        if generation.__class__ is not int:
-            require_int(generation, "generation")
         with self._lock:
-            try:
-                rec = self._tasks.get(task_id)
-            except TypeError:
-                require_hashable(task_id, "task_id")
-                raise
-            if rec is None or generation != rec.gen or rec.state is not RUN:
-                return self._complete_other(task_id, generation, rec)
-            rec.state = OK
-            self._running -= 1
-            now = self._clock()
-            m = self._m
-            d = now - rec.t
-            m.run_count += 1
-            m.run_total += d
-            if d > m.run_max:
-                m.run_max = d
-            heap, queued = self._heap, self._queued
-            for dep in rec:  # its dependents
-                if dep.state is P:
-                    w = dep.waiting - 1
-                    dep.waiting = w
-                    if not w:
-                        dep.state = R
-                        dep.t = now
-                        seq = dep.seq
-                        if seq in queued:
-                            self._stale -= 1
-                        else:
-                            queued[seq] = dep
-                            heappush(heap, seq)
-            if rec.odependents:
-                self._opt_release(rec)
-            return _APPLIED_OK
+            return self._complete_all(((task_id, generation),))[0]
 
-    def _complete_other(self, task_id: Any, generation: int, rec: _Rec | None) -> Reply:
-        if rec is None:
-            rec = self._get(task_id)
-        if generation != rec.gen:
-            return self._reply(Outcome.STALE, rec.state)
-        st = rec.state
-        return self._reply(Outcome.DUPLICATE if st is OK else Outcome.REJECTED, st)
+    def complete_many(self, claims: Iterable[Sequence[Any]]) -> list[Reply]:
+        """``complete(task_id, generation)`` for each claim in order (a ``Claim``, or any
+        sequence starting with the id and the generation, e.g. from ``ready_pairs()``), under
+        one acquisition of the lock; the replies in the same order. Exactly the same calls one
+        by one: an error (as complete() raises it) leaves the claims before it applied and the
+        rest untouched."""
+        with self._lock:
+            return self._complete_all(claims)
+
+    def _complete_all(self, claims: Iterable[Sequence[Any]]) -> list[Reply]:
+        slot_get, gen, st, wait, out, stamp, t = (self._slot.get, self._gen, self._st,
+                                                 self._wait, self._out, self._stamp, self._t)
+        heap, queued, oout, m = self._heap, self._queued, self._oout, self._m
+        now = self._clock()
+        replies: list[Reply] = []
+        append = replies.append
+        ran, total, longest = 0, m.run_total, m.run_max  # written back even on an error
+        try:
+            for claim in claims:
+                task_id, generation = claim[0], claim[1]
+                if generation.__class__ is not int:
+                    require_int(generation, "generation")
+                try:
+                    s = slot_get(task_id)
+                except TypeError:
+                    require_hashable(task_id, "task_id")
+                    raise
+                if s is None or generation != gen[s] or st[s] != RUN:
+                    append(self._complete_other(task_id, generation, s))
+                    continue
+                st[s] = OK
+                ran += 1
+                took = now - t[s]
+                total += took
+                if took > longest:
+                    longest = took
+                buf = out[s]
+                if buf:
+                    for d in memoryview(buf).cast("I"):  # its dependents
+                        if st[d] == P:
+                            w = wait[d] - 1
+                            wait[d] = w
+                            if not w:
+                                st[d] = R
+                                t[d] = now
+                                seq = stamp[d]
+                                if seq in queued:
+                                    self._stale -= 1
+                                else:
+                                    queued[seq] = d
+                                    heappush(heap, seq)
+                if oout and s in oout:
+                    self._opt_release(s)
+                append(_APPLIED_OK)
+        finally:
+            self._running -= ran
+            m.run_count += ran
+            m.run_total, m.run_max = total, longest
+        return replies
+
+    def _complete_other(self, task_id: Any, generation: int, s: int | None) -> Reply:
+        if s is None or not self._gen[s]:
+            s = self._get(task_id)
+        if generation != self._gen[s]:
+            return self._reply(Outcome.STALE, self._st[s])
+        x = self._st[s]
+        return self._reply(Outcome.DUPLICATE if x == OK else Outcome.REJECTED, x)
 
     def fail(self, task_id: Hashable, generation: int, error: Any = None) -> Reply:
         """Rule 5: RUNNING -> FAILED (CANCELLED after a request); dependents BLOCKED."""
         require_int(generation, "generation")
         with self._lock:
-            rec = self._get(task_id)
-            if generation != rec.gen:
-                return self._reply(Outcome.STALE, rec.state)
-            st = rec.state
-            if st is not RUN:
-                dup = st is FAIL or st is CAN
-                return self._reply(Outcome.DUPLICATE if dup else Outcome.REJECTED, st)
-            self._ran(rec)
-            rec.error = error
-            if rec.requested:
-                rec.state = CAN
-                rec.cause = cause = Cause("cancelled", rec.task_id, rec.gen)
+            s = self._get(task_id)
+            x = self._st[s]
+            if generation != self._gen[s]:
+                return self._reply(Outcome.STALE, x)
+            if x != RUN:
+                dup = x in (FAIL, CAN)
+                return self._reply(Outcome.DUPLICATE if dup else Outcome.REJECTED, x)
+            self._ran(s, self._clock())
+            if error is not None:
+                self._error[s] = error
+            if s in self._req:
+                self._st[s] = CAN
+                self._cause[s] = cause = Cause("cancelled", self._id[s], generation)
             else:
-                rec.state = FAIL
-                cause = Cause("failed", rec.task_id, rec.gen)
-            self._block(rec, cause)
+                self._st[s] = FAIL
+                cause = Cause("failed", self._id[s], generation)
+            self._block(s, cause)
             self._check_bound()
-            return _REPLY[Outcome.APPLIED, rec.state]
+            return _REPLY[Outcome.APPLIED, self._st[s]]
 
     def cancel(self, task_id: Hashable, generation: int | None = None) -> Reply:
         """Rule 6: PENDING/READY -> CANCELLED (dependents BLOCKED); RUNNING -> requested."""
         if generation is not None:
             require_int(generation, "generation")
         with self._lock:
-            rec = self._get(task_id)
-            if generation is not None and generation != rec.gen:
-                return self._reply(Outcome.STALE, rec.state)
-            st = rec.state
-            if st is P or st is R:
-                if st is R:
+            s = self._get(task_id)
+            x = self._st[s]
+            if generation is not None and generation != self._gen[s]:
+                return self._reply(Outcome.STALE, x)
+            if x <= R:
+                if x == R:
                     self._stale += 1
-                rec.state = CAN
-                rec.cause = cause = Cause("cancelled", rec.task_id, rec.gen)
-                self._block(rec, cause)
+                self._st[s] = CAN
+                self._cause[s] = cause = Cause("cancelled", self._id[s], self._gen[s])
+                self._block(s, cause)
                 self._check_bound()
                 return _REPLY[Outcome.APPLIED, CAN]
-            if st is RUN:
-                if rec.requested:
+            if x == RUN:
+                if s in self._req:
                     return self._reply(Outcome.DUPLICATE, RUN)
-                rec.requested = True
+                self._req.add(s)
                 return _REPLY[Outcome.REQUESTED, RUN]
-            return self._reply(Outcome.DUPLICATE if st is CAN else Outcome.REJECTED, st)
+            return self._reply(Outcome.DUPLICATE if x == CAN else Outcome.REJECTED, x)
 
     def cancel_requested(self, task_id: Hashable, generation: int) -> bool:
         """Rule 6: true iff ``generation`` is current and a cancel was requested while it ran."""
         require_int(generation, "generation")
         with self._lock:
-            rec = self._get(task_id)
-            return generation == rec.gen and rec.requested
+            s = self._get(task_id)
+            return generation == self._gen[s] and s in self._req
 
     # ---- rule 8: close -------------------------------------------------------------------
     def close(self) -> list[Any]:
@@ -411,170 +489,46 @@ class Scheduler(SchedulerCore):
             if self._closed:
                 return []
             self._closed = True
-            hit = sorted((r for r in self._tasks.values() if r.state is P or r.state is R),
-                         key=lambda r: r.seq)
-            for r in hit:
-                r.state, r.cause = CAN, Cause("shutdown", r.task_id, r.gen)
+            st, ids, gen = self._st, self._id, self._gen
+            hit = sorted((s for s in self._order if st[s] <= R), key=self._stamp.__getitem__)
+            for s in hit:
+                st[s] = CAN
+                self._cause[s] = Cause("shutdown", ids[s], gen[s])
             self._heap, self._queued, self._stale = [], {}, 0
-            return [r.task_id for r in hit]
+            return [ids[s] for s in hit]
 
     # ---- queries -------------------------------------------------------------------------
+    def _optional_failed(self, s: int) -> tuple[Any, ...]:
+        """Model D6: live while PENDING/READY, else as frozen at the claim."""
+        if self._st[s] <= R:
+            return tuple(self._id[d] for d in self._opt.get(s, ()) if self._st[d] >= FAIL)
+        return self._ofail.get(s, ())
+
     def info(self, task_id: Hashable) -> TaskDetails:
         """The current generation (model D6 for ``error`` and ``optional_failed``)."""
         with self._lock:
-            r = self._get(task_id)
-            opt = (tuple(d.task_id for d in r.opt if d.state in DEAD) if r.state in PR
-                   else r.optional_failed)
-            return details(r.task_id, r.gen, r.state, r.cause, r.error, opt)
+            s = self._get(task_id)
+            return details(self._id[s], self._gen[s], STATE[self._st[s]], self._cause.get(s),
+                           self._error.get(s), self._optional_failed(s))
 
     def task_ids(self) -> list[Any]:
         with self._lock:
-            return list(self._tasks)
+            return [self._id[s] for s in self._order]
 
     def deps_of(self, task_id: Hashable) -> tuple[Any, ...]:
         with self._lock:
-            return _uniq(self._get(task_id).deps)
+            return self._dep_ids(self._get(task_id))
 
     def optional_of(self, task_id: Hashable) -> tuple[Any, ...]:
         with self._lock:
-            return tuple(d.task_id for d in self._get(task_id).opt)
+            return tuple(self._id[d] for d in self._opt.get(self._get(task_id), ()))
 
     def metrics(self) -> SchedulerMetrics:
         """A copy of the counters, with per-state counts (an O(V) diagnostic read)."""
         with self._lock:
             m = SchedulerMetrics(**{k: v for k, v in vars(self._m).items() if k != "states"})
-            for r in self._tasks.values():
-                m.states[r.state.name] = m.states.get(r.state.name, 0) + 1
+            for s in self._order:
+                name = STATE[self._st[s]].name
+                m.states[name] = m.states.get(name, 0) + 1
             m.heap_entries, m.stale_entries = len(self._heap), self._stale
             return m
-
-    # ---- extensions ----------------------------------------------------------------------
-    def add_dependency(self, task_id: Hashable, dep: Hashable) -> Reply:
-        """Extension (model D8): a new required edge while PENDING (or READY before start)."""
-        require_hashable(task_id, "task_id")
-        require_hashable(dep, "dep")
-        with self._lock:
-            if self._closed:
-                raise ClosedError(
-                    f"cannot add a dependency to {task_id!r}: the scheduler is closed")
-            rec = self._get(task_id)
-            st = rec.state
-            if not (st is P or (st is R and not self._started)):
-                return self._reply(Outcome.REJECTED, st)
-            if dep in rec.deps or any(d.task_id == dep for d in rec.opt):
-                return self._reply(Outcome.DUPLICATE, st)
-            if self._started:
-                self._validate(task_id, rec, (dep,))
-            d = self._link(dep, rec)
-            d.dependents.append(rec)
-            rec.deps = (*rec.deps, dep)
-            if d.state in DEAD:
-                if st is R:
-                    self._stale += 1
-                rec.state = BLK
-                rec.cause = cause = (Cause("failed", d.task_id, d.gen) if d.state is FAIL
-                                     else d.cause)
-                assert cause is not None
-                self._m.blocked += 1
-                self._block(rec, cause)
-            elif d.state is not OK:
-                rec.waiting += 1
-                if st is R:
-                    rec.state = P
-                    self._stale += 1
-            self._check_bound()
-            return _REPLY[Outcome.APPLIED, rec.state]
-
-    def retry(self, task_id: Hashable, cascade: bool = True) -> dict[Any, int]:
-        """Extension (model D9): resubmit a dead task and, with cascade, its BLOCKED subtree."""
-        require_hashable(task_id, "task_id")
-        with self._lock:
-            if self._closed:
-                raise ClosedError(f"cannot retry {task_id!r}: the scheduler is closed")
-            root = self._get(task_id)
-            if root.state not in DEAD:
-                return {}
-            chosen = {root: None}
-            stack = [root]
-            while cascade and stack:
-                for d in stack.pop().dependents:
-                    if d.state is BLK and d not in chosen:
-                        chosen[d] = None
-                        stack.append(d)
-            batch = sorted(chosen, key=lambda r: r.seq)
-            plan = [(r, _uniq(r.deps), _ids(r.opt), r.fn)
-                    for r in batch]
-            self._unlink_all(batch)
-            for r, req, opt, fn in plan:  # all new generations exist, PENDING, with edges
-                self._detach(r.task_id, unlinked=True)
-                self._attach(r, req, opt, fn)
-            ids = {r.task_id for r in batch}
-            todo = [r for r, *_ in plan]
-            while todo:  # the model's order: dependency order within the batch, then stamps
-                undecided = {r.task_id for r in todo}
-                free = [r for r in todo
-                        if not any(d in ids and d != r.task_id and d in undecided
-                                   for d in r.deps)]
-                now = free or todo  # all of todo: a cycle inside the batch (before start)
-                for r in now:
-                    self._decide(r)
-                todo = [r for r in todo if r not in now]
-            for r in batch:
-                self._settle_new(r)
-            self._check_bound()
-            return {r.task_id: r.gen for r in batch}
-
-    # ---- checking helpers ----------------------------------------------------------------
-    def snapshot(self) -> tuple[Any, ...]:
-        """The same value as the model's snapshot() after the same calls."""
-        with self._lock:
-            rows = []
-            for r in self._tasks.values():
-                err = r.error
-                try:
-                    hash(err)
-                except TypeError:
-                    err = repr(err)
-                rows.append((r.task_id, r.gen, r.seq, _uniq(r.deps),
-                             tuple(d.task_id for d in r.opt), r.fn, r.state, r.cause, err,
-                             r.requested, r.optional_failed))
-            return (self.max_concurrency, self._started, self._closed, self._seq, tuple(rows))
-
-    def copy(self) -> Scheduler:
-        """An independent scheduler in the same state (its own lock from the same factory).
-        Iterative: records are cloned, then every reference between them is remapped."""
-        with self._lock:
-            new = object.__new__(type(self))
-            new.__dict__.update(vars(self))
-            new._lock = self._lock_factory()
-            clones = {id(r): _clone(r) for r in (*self._tasks.values(), *self._ghosts.values())}
-            for c in clones.values():
-                c.dependents = [clones[id(d)] for d in c.dependents]
-                c.opt = tuple(clones[id(d)] for d in c.opt)
-                if c.odependents is not None:
-                    c.odependents = {clones[id(d)]: None for d in c.odependents}
-            new._tasks = {k: clones[id(r)] for k, r in self._tasks.items()}
-            new._ghosts = {k: clones[id(r)] for k, r in self._ghosts.items()}
-            new._heap = list(self._heap)
-            new._queued = {k: clones[id(r)] for k, r in self._queued.items()}
-            new._m = SchedulerMetrics(**vars(self._m))
-            new._m.states = dict(self._m.states)
-            return new
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Scheduler):
-            return NotImplemented
-        return self.snapshot() == other.snapshot()
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def check_invariants(self) -> None:
-        """Recount everything the hot paths keep incrementally; AssertionError with a story."""
-        with self._lock:
-            self._recount()
-
-    def __repr__(self) -> str:
-        with self._lock:
-            body = ", ".join(f"{r.task_id!r}:g{r.gen}:{r.state.name}"
-                             for r in self._tasks.values())
-        return f"<impl.Scheduler max_concurrency={self.max_concurrency} {{{body}}}>"

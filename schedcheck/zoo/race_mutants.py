@@ -26,7 +26,6 @@ from __future__ import annotations
 from typing import Any
 
 from schedcheck.contract import (
-    DEAD,
     Cause,
     Claim,
     NotStartedError,
@@ -37,6 +36,7 @@ from schedcheck.contract import (
     require_int,
 )
 from schedcheck.harness.clauses import S_LIN, W_LIN
+from schedcheck.impl._scheduler_support import CAN, FAIL, OK, RUN, P, R, slots
 from schedcheck.impl._wheel_common import Handle
 from schedcheck.impl.hashed_wheel import HashedTimingWheel
 from schedcheck.impl.scheduler import Scheduler
@@ -50,10 +50,7 @@ __all__ = [
     "UnlockedDecrementScheduler",
 ]
 
-_READY, _RUNNING, _PENDING, _OK, _CANCELLED = (
-    TaskState.READY, TaskState.RUNNING, TaskState.PENDING, TaskState.SUCCEEDED,
-    TaskState.CANCELLED,
-)
+_OK = TaskState.SUCCEEDED
 
 
 @mutant(name="race-claim-check-then-write", system="scheduler", clause=S_LIN, kind="race",
@@ -74,18 +71,20 @@ class ClaimCheckThenWriteScheduler(Scheduler):
             n = self.max_concurrency - self._running
             if limit is not None:
                 n = min(n, limit)
-            ready = sorted((r for r in self._tasks.values() if r.state is _READY),
-                           key=lambda r: r.seq)[:max(n, 0)]
+            st = self._st
+            ready = sorted((s for s in self._order if st[s] == R),
+                           key=self._stamp.__getitem__)[:max(n, 0)]
         out: list[Claim] = []
-        for rec in ready:
-            with self._lock:  # ... and the write, with no re-check that rec is still READY
-                if self._queued.get(rec.seq) is rec:
+        for s in ready:
+            with self._lock:  # ... and the write, with no re-check that s is still READY
+                if self._queued.get(self._stamp[s]) == s:
                     self._stale += 1  # its heap entry is dead now (keeps the books right)
-                rec.state = _RUNNING
+                st[s] = RUN
                 self._running += 1
-                if rec.opt:
-                    rec.optional_failed = tuple(d.task_id for d in rec.opt if d.state in DEAD)
-                out.append(Claim(rec.task_id, rec.gen, rec.fn))
+                dead = tuple(self._id[d] for d in self._opt.get(s, ()) if st[d] >= FAIL)
+                if dead:
+                    self._ofail[s] = dead
+                out.append(Claim(self._id[s], self._gen[s], self._fn[s]))
         return out
 
 
@@ -99,22 +98,22 @@ class UnlockedDecrementScheduler(Scheduler):
     def complete(self, task_id: Any, generation: int) -> Reply:
         require_int(generation, "generation")
         with self._lock:
-            rec = self._tasks.get(task_id)
-            if rec is None or generation != rec.gen or rec.state is not _RUNNING:
-                return self._complete_other(task_id, generation, rec)
-            rec.state = _OK
+            s = self._slot.get(task_id)
+            st = self._st
+            if s is None or generation != self._gen[s] or st[s] != RUN:
+                return self._complete_other(task_id, generation, s)
+            st[s] = OK
             self._running -= 1
-            if rec.odependents:
-                self._opt_release(rec)  # optional edges stay correct: the mistake is below
-            dependents = list(rec.dependents)
-        for dep in dependents:
-            if dep.state is _PENDING:
-                left = dep.waiting - 1  # MUTANT: read outside the lock ...
+            self._opt_release(s)  # optional edges stay correct: the mistake is below
+            dependents = slots(self._out[s]).tolist()
+        for d in dependents:
+            if st[d] == P:
+                left = self._wait[d] - 1  # MUTANT: read outside the lock ...
                 with self._lock:  # ... written back under it: a concurrent decrement is lost
-                    dep.waiting = left
-                    if not left and dep.state is _PENDING:
-                        dep.t = self._clock()
-                        self._push(dep)
+                    self._wait[d] = left
+                    if not left and st[d] == P:
+                        self._t[d] = self._clock()
+                        self._push(d)
         return Reply(Outcome.APPLIED, _OK)
 
 
@@ -130,14 +129,15 @@ class CloseSnapshotThenCancelScheduler(Scheduler):
         with self._lock:  # MUTANT: the tasks to cancel are chosen ...
             if self._closed:
                 return []
-            hit = sorted((r for r in self._tasks.values()
-                          if r.state is _PENDING or r.state is _READY), key=lambda r: r.seq)
+            st = self._st
+            hit = sorted((s for s in self._order if st[s] <= R), key=self._stamp.__getitem__)
         with self._lock:  # ... and cancelled in a second one, with no re-check of their state
             self._closed = True
-            for r in hit:
-                r.state, r.cause = _CANCELLED, Cause("shutdown", r.task_id, r.gen)
+            for s in hit:
+                st[s] = CAN
+                self._cause[s] = Cause("shutdown", self._id[s], self._gen[s])
             self._heap, self._queued, self._stale = [], {}, 0
-            return [r.task_id for r in hit]
+            return [self._id[s] for s in hit]
 
 
 @mutant(name="race-wheel-cancel-no-recheck", system="wheel", clause=W_LIN, kind="race",

@@ -29,7 +29,7 @@ from schedcheck.harness.clauses import (
     S_ORACLE_CYCLE,
     S_TERMINAL,
 )
-from schedcheck.impl._scheduler_support import _Rec
+from schedcheck.impl._scheduler_support import BLK, CAN, FAIL, OK, RUN, P, packed, slots
 from schedcheck.impl.scheduler import Scheduler
 from schedcheck.zoo.mutant import mutant
 
@@ -49,10 +49,6 @@ __all__ = [
     "StaleEdgesScheduler",
 ]
 
-P, R, RUN = TaskState.PENDING, TaskState.READY, TaskState.RUNNING
-OK, FAIL, BLK, CAN = (
-    TaskState.SUCCEEDED, TaskState.FAILED, TaskState.BLOCKED, TaskState.CANCELLED,
-)
 SEED = "seed 000: common mistakes"
 EXTRA = "extra (not in the interview texts)"
 
@@ -72,19 +68,20 @@ class RescanAllScheduler(_Mutant):
     def complete(self, task_id: Any, generation: int) -> Reply:
         require_int(generation, "generation")
         with self._lock:
-            rec = self._get(task_id)
-            if generation != rec.gen or rec.state is not RUN:
-                return self._complete_other(task_id, generation, rec)
-            rec.state = OK
+            s = self._get(task_id)
+            if generation != self._gen[s] or self._st[s] != RUN:
+                return self._complete_other(task_id, generation, s)
+            st = self._st
+            st[s] = OK
             self._running -= 1
-            for r in self._tasks.values():  # MUTANT: O(V + E) per completion
-                if r.state is P:
-                    r.waiting = sum(1 for d in r.deps if self._rec_of(d).state is not OK) + sum(
-                        1 for d in r.opt if d.state not in (OK, FAIL, BLK, CAN))
-                    if not r.waiting:
-                        r.t = self._clock()
+            for r in self._order:  # MUTANT: O(V + E) per completion
+                if st[r] == P:
+                    self._wait[r] = sum(1 for d in self._deps[r] if st[d] != OK) + sum(
+                        1 for d in self._opt.get(r, ()) if st[d] < OK)
+                    if not self._wait[r]:
+                        self._t[r] = self._clock()
                         self._push(r)
-            return Reply(Outcome.APPLIED, OK)
+            return Reply(Outcome.APPLIED, TaskState.SUCCEEDED)
 
 
 @mutant(name="sched-no-generation-check", system="scheduler", clause=S4, also=(S5,),
@@ -95,17 +92,17 @@ class RescanAllScheduler(_Mutant):
 class NoGenerationCheckScheduler(_Mutant):
     """complete()/fail() act on the current generation whatever generation they name."""
 
-    def complete(self, task_id: Any, generation: int) -> Reply:
+    def _current(self, task_id: Any, generation: int) -> int:
         with self._lock:
-            rec = self._tasks.get(task_id)
-            current = rec.gen if rec is not None else generation
-        return super().complete(task_id, current)  # MUTANT: the caller's generation is dropped
+            s = self._slot.get(task_id)
+            return self._gen[s] if s is not None and self._gen[s] else generation
+
+    def complete(self, task_id: Any, generation: int) -> Reply:
+        # MUTANT: the caller's generation is dropped
+        return super().complete(task_id, self._current(task_id, generation))
 
     def fail(self, task_id: Any, generation: int, error: Any = None) -> Reply:
-        with self._lock:
-            rec = self._tasks.get(task_id)
-            current = rec.gen if rec is not None else generation
-        return super().fail(task_id, current, error)
+        return super().fail(task_id, self._current(task_id, generation), error)
 
 
 @mutant(name="sched-failure-as-success", system="scheduler", clause=S_INV, source=SEED,
@@ -116,16 +113,18 @@ class FailureAsSuccessScheduler(_Mutant):
 
     def fail(self, task_id: Any, generation: int, error: Any = None) -> Reply:
         with self._lock:
-            rec = self._tasks.get(task_id)
-            plain = (rec is not None and generation == rec.gen and rec.state is RUN
-                     and not rec.requested)
+            s = self._slot.get(task_id)
+            plain = (s is not None and self._gen[s] > 0 and generation == self._gen[s]
+                     and self._st[s] == RUN and s not in self._req)
         if not plain:
             return super().fail(task_id, generation, error)
         super().complete(task_id, generation)  # MUTANT: dependents released ...
         with self._lock:
-            assert rec is not None
-            rec.state, rec.error = FAIL, error  # ... and the task itself says FAILED
-            return Reply(Outcome.APPLIED, FAIL)
+            assert s is not None
+            self._st[s] = FAIL  # ... and the task itself says FAILED
+            if error is not None:
+                self._error[s] = error
+            return Reply(Outcome.APPLIED, TaskState.FAILED)
 
 
 @mutant(name="sched-boolean-cycle", system="scheduler", clause=S_ORACLE_CYCLE, source=SEED,
@@ -158,13 +157,13 @@ class DoubleReleaseScheduler(_Mutant):
         reply = super().complete(task_id, generation)
         if reply.outcome is Outcome.DUPLICATE:
             with self._lock:
-                rec = self._tasks[task_id]
-                for d in rec.dependents:  # MUTANT: no "already applied" guard
-                    if d.state is P:
-                        d.waiting -= 1
-                        if d.waiting <= 0:
-                            d.waiting = 0
-                            d.t = self._clock()
+                wait = self._wait
+                for d in slots(self._out[self._slot[task_id]]):  # MUTANT: no "already applied"
+                    if self._st[d] == P:
+                        wait[d] -= 1
+                        if wait[d] <= 0:
+                            wait[d] = 0
+                            self._t[d] = self._clock()
                             self._push(d)
         return reply
 
@@ -178,15 +177,16 @@ class DoubleReleaseScheduler(_Mutant):
 class StaleEdgesScheduler(_Mutant):
     """A resubmit registers the new edges but leaves the old reverse edges in place."""
 
-    def _detach(self, task_id: Any, *, unlinked: bool = False) -> _Rec:
-        rec = self._tasks.get(task_id)
-        kept = [self._rec_of(d) for d in rec.deps] if rec is not None else []
-        if rec is not None:
-            rec.deps = ()  # MUTANT: the unlink loop finds nothing to unlink
+    def _detach(self, task_id: Any, *, unlinked: bool = False) -> int:
+        s = self._slot.get(task_id)
+        kept = list(self._deps[s]) if s is not None else []
+        if s is not None:
+            self._deps[s] = ()  # MUTANT: the unlink loop finds nothing to unlink
         out = super()._detach(task_id, unlinked=unlinked)
         for d in kept:
-            if out not in d.dependents:
-                d.dependents.append(out)  # old dep still releases (or blocks) the new version
+            have = slots(self._out[d]).tolist()
+            if out not in have:  # old dep still releases (or blocks) the new version
+                self._out[d] = packed([*have, out])
         return out
 
 
@@ -230,14 +230,14 @@ class LimitSkipsMaxConcurrencyScheduler(_Mutant):
 class BlockedCauseOverwrittenScheduler(_Mutant):
     """Propagation re-blocks BLOCKED tasks, so a later failure overwrites the root cause."""
 
-    def _block(self, root: _Rec, cause: Cause, *, release_root: bool = True) -> None:
+    def _block(self, root: int, cause: Cause, *, release_root: bool = True) -> None:
         super()._block(root, cause, release_root=release_root)
-        stack, seen = [root], {id(root)}
+        stack, seen = [root], {root}
         while stack:
-            for d in stack.pop().dependents:
-                if d.state is BLK and id(d) not in seen:
-                    d.cause = cause  # MUTANT: the last propagation wins
-                    seen.add(id(d))
+            for d in slots(self._out[stack.pop()]).tolist():
+                if self._st[d] == BLK and d not in seen:
+                    self._cause[d] = cause  # MUTANT: the last propagation wins
+                    seen.add(d)
                     stack.append(d)
 
 
@@ -249,18 +249,16 @@ class ForcedCancelScheduler(_Mutant):
 
     def cancel(self, task_id: Any, generation: int | None = None) -> Reply:
         with self._lock:
-            rec = self._tasks.get(task_id)
-            running = (rec is not None and rec.state is RUN
-                       and (generation is None or generation == rec.gen))
-            if not running:
-                pass
-            else:
-                assert rec is not None
-                rec.state = CAN  # MUTANT: the slot is freed while the function still runs
-                rec.cause = cause = Cause("cancelled", rec.task_id, rec.gen)
+            s = self._slot.get(task_id)
+            running = (s is not None and self._gen[s] > 0 and self._st[s] == RUN
+                       and (generation is None or generation == self._gen[s]))
+            if running:
+                assert s is not None
+                self._st[s] = CAN  # MUTANT: the slot is freed while the function still runs
+                self._cause[s] = cause = Cause("cancelled", self._id[s], self._gen[s])
                 self._running -= 1
-                self._block(rec, cause)
-                return Reply(Outcome.APPLIED, CAN)
+                self._block(s, cause)
+                return Reply(Outcome.APPLIED, TaskState.CANCELLED)
         return super().cancel(task_id, generation)
 
 
@@ -285,7 +283,7 @@ class OneShotSortScheduler(_Mutant):
     """Completion releases dependents along the sorted order; failure and cancellation have
     no transition of their own, so a dead task's dependents are never told."""
 
-    def _block(self, root: _Rec, cause: Cause, *, release_root: bool = True) -> None:
+    def _block(self, root: int, cause: Cause, *, release_root: bool = True) -> None:
         if release_root:
             self._opt_release(root)  # MUTANT: no propagation through the required dependents
 
@@ -298,10 +296,10 @@ class OneShotSortScheduler(_Mutant):
 class RetryReusesFailedScheduler(_Mutant):
     """A FAILED record is reused for the retry: same generation, state moved back."""
 
-    def _detach(self, task_id: Any, *, unlinked: bool = False) -> _Rec:
-        old = self._tasks.get(task_id)
-        reused = old is not None and old.state is FAIL
-        rec = super()._detach(task_id, unlinked=unlinked)
+    def _detach(self, task_id: Any, *, unlinked: bool = False) -> int:
+        old = self._slot.get(task_id)
+        reused = old is not None and self._gen[old] > 0 and self._st[old] == FAIL
+        s = super()._detach(task_id, unlinked=unlinked)
         if reused:
-            rec.gen -= 1  # MUTANT: FAILED -> PENDING under the same (task, generation) key
-        return rec
+            self._gen[s] -= 1  # MUTANT: FAILED -> PENDING under the same (task, generation) key
+        return s
