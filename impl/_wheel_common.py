@@ -66,10 +66,10 @@ from __future__ import annotations
 
 import logging
 import threading
-from array import array
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from itertools import repeat
+from itertools import compress
+from operator import attrgetter
 from typing import Any, Protocol
 
 from schedcheck.contract import WheelFullError, require_int
@@ -86,6 +86,9 @@ class Executor(Protocol):
 
 
 LockLike = AbstractContextManager[Any]
+
+#: compaction never runs for fewer shells than this (asyncio's _MIN_SCHEDULED_TIMER_HANDLES)
+_MIN_SHELLS = 100
 
 #: a handle's ``_state``: pending until exactly one of the other two (final) states
 PENDING, FIRED, CANCELLED = 0, 1, 2
@@ -104,7 +107,7 @@ class Handle:
     _owner: object  #: the wheel that made it
     _seq: int  #: scheduling sequence: its key in the wheel (ties in a tick fire by seq)
     _deadline: int
-    _callback: Callback
+    _callback: Callback | None  #: None once cancelled (dropped at cancel)
     _due: int  #: due tick, max(ceil(deadline / tick), cursor at schedule) (rule 2)
     _rounds: int  #: hashed wheel: rotations left, == (due - cursor) // W while linked
     _state: int  #: PENDING, FIRED or CANCELLED
@@ -116,7 +119,7 @@ class Handle:
 
     @classmethod
     def _create(
-        cls, owner: object, seq: int, deadline: int, callback: Callback, due: int
+        cls, owner: object, seq: int, deadline: int, callback: Callback | None, due: int
     ) -> Handle:
         self = object.__new__(cls)
         self._owner = owner
@@ -133,7 +136,8 @@ class Handle:
         return self._deadline
 
     @property
-    def callback(self) -> Callback:
+    def callback(self) -> Callback | None:
+        """The callback; None once the timer is cancelled (cancel drops it at once)."""
         return self._callback
 
     @property
@@ -163,50 +167,69 @@ class Handle:
 
 
 _new_handle = object.__new__
+_state_of = attrgetter("_state")
 
 
 class _BucketArray:
-    """``size`` buckets (arrays of seqs, tombstones included, or None) and an occupancy map,
-    over the wheel's ``live`` dict (seq -> handle), which several arrays may share."""
+    """``size`` buckets (plain lists of handles, cancelled shells included, or None) and an
+    occupancy map."""
 
-    __slots__ = ("lists", "live", "occ", "size")
+    __slots__ = ("lists", "occ", "size")
 
-    def __init__(self, size: int, live: dict[int, Handle]) -> None:
+    def __init__(self, size: int) -> None:
         self.size = size
-        self.live = live  #: the wheel's linked timers, seq -> handle
-        #: lists[i]: the seqs appended to bucket i, in order (a seq no longer in ``live`` is
-        #: a tombstone); None iff nothing was appended since the bucket was last detached
-        self.lists: list[array[int] | None] = [None] * size
+        #: lists[i]: the handles appended to bucket i, in order (a handle no longer pending
+        #: is a cancelled shell); None iff nothing was appended since it was last detached
+        self.lists: list[list[Handle] | None] = [None] * size
         self.occ = bytearray(size)  #: occ[i] == 1 iff lists[i] is not None
 
     def append(self, index: int, node: Handle) -> None:
-        seq = node._seq
-        self.live[seq] = node
         bucket = self.lists[index]
         if bucket is None:
-            self.lists[index] = array("q", (seq,))
+            self.lists[index] = [node]
             self.occ[index] = 1
         else:
-            bucket.append(seq)
+            bucket.append(node)
 
-    def detach(self, index: int) -> list[Any]:
-        """Take bucket ``index`` out and unlink its live handles; return them in order."""
+    def take(self, index: int) -> list[Handle]:
+        """Take bucket ``index`` out whole, shells included (the hot walks filter it)."""
         bucket = self.lists[index]
         if bucket is None:
             return []
         self.lists[index] = None
         self.occ[index] = 0
-        return list(filter(None, map(self.live.pop, bucket, repeat(None))))
+        return bucket
+
+    def detach(self, index: int) -> list[Handle]:
+        """Take bucket ``index`` out; return its pending handles in order (shells dropped)."""
+        return [node for node in self.take(index) if not node._state]
 
     def iter_bucket(self, index: int) -> list[Handle]:
         bucket = self.lists[index]
-        return [] if bucket is None else list(filter(None, map(self.live.get, bucket)))
+        return [] if bucket is None else [node for node in bucket if not node._state]
+
+    def occupied(self) -> list[list[Handle]]:
+        """Every bucket present (shells included), in index order."""
+        return list(compress(self.lists, self.occ))  # type: ignore[arg-type]
+
+    def compact(self) -> None:
+        """Drop every cancelled shell; a bucket left with nothing goes."""
+        lists, occ = self.lists, self.occ
+        index = occ.find(1)
+        while index >= 0:
+            kept = [node for node in lists[index] if not node._state]  # type: ignore[union-attr]
+            if kept:
+                lists[index] = kept
+            else:
+                lists[index] = None
+                occ[index] = 0
+            index = occ.find(1, index + 1)
 
     def distance_to_next(self, i: int) -> int:
-        """Circular distance from ``i`` to the next non-empty bucket (0 if ``i`` is), or -1.
-        ``bytearray.find`` is a C ``memchr``: O(distance) at tens of buckets per ns. A bucket
-        left holding only tombstones is dropped here when met."""
-        occ, lists, live = self.occ, self.lists, self.live
+        """Circular distance from ``i`` to the next bucket holding a pending timer (0 if ``i``
+        does), or -1. ``bytearray.find`` is a C ``memchr``: O(distance) at tens of buckets per
+        ns. A bucket left holding only cancelled shells is dropped here when met."""
+        occ, lists = self.occ, self.lists
         while True:
             f = occ.find(1, i)
             if f >= 0:
@@ -216,21 +239,26 @@ class _BucketArray:
                 if f < 0:
                     return -1
                 distance = f + self.size - i
-            if any(map(live.__contains__, lists[f])):  # type: ignore[arg-type]
-                return distance
-            lists[f] = None  # only tombstones: the bucket is empty
+            if not all(map(_state_of, lists[f])):  # type: ignore[arg-type]
+                return distance  # a pending timer (state 0) stops the C-level scan
+            lists[f] = None  # only cancelled shells: the bucket is empty
             occ[f] = 0
 
-    def check(self) -> int:
-        """Assert occupancy agrees with the buckets; return the number of live entries."""
-        total = 0
+    def check(self) -> tuple[int, int]:
+        """Assert occupancy agrees with the buckets; return (pending entries, shells)."""
+        pending = shells = 0
         for i, bucket in enumerate(self.lists):
             assert self.occ[i] == (bucket is not None), (
                 f"occupancy byte {i} is {self.occ[i]} but the bucket is "
                 f"{'absent' if bucket is None else 'present'}"
             )
-            total += len(self.iter_bucket(i))
-        return total
+            for node in bucket or ():
+                assert node._state != FIRED, f"{node!r} has fired but is still in bucket {i}"
+                if node._state:
+                    shells += 1
+                else:
+                    pending += 1
+        return pending, shells
 
 
 class _WheelBase:
@@ -271,7 +299,9 @@ class _WheelBase:
         self._pending = 0  #: pending timers == pending() (rule 6's recount in check_invariants)
         self._errors = 0  #: callback errors and rejected submissions (guarded by _errors_lock)
         self._errors_lock = threading.Lock()
-        self._live: dict[int, Handle] = {}  #: seq -> handle of every linked timer
+        #: cancelled shells still in a bucket, an upper bound (cancel counts each; a walk that
+        #: drops a shell may count it off; ``_compact`` drops them all and resets it to 0)
+        self._dead = 0
         self._custom_window = self._overrides(_WheelBase, "_window_end")
         self._init_buckets()
         #: schedule's inlined path (the default rule-2 step and a level-0 insert) applies
@@ -364,15 +394,14 @@ class _WheelBase:
             if rounds and not self._keeps_rounds:  # a higher level of the hierarchical wheel
                 self._insert(node)
                 return node
-            self._live[seq] = node  # _BucketArray.append on level 0
-            index = due % size
+            index = due % size  # _BucketArray.append on level 0
             level0 = self._level0
             bucket = level0.lists[index]
             if bucket is None:
-                level0.lists[index] = array("q", (seq,))
+                level0.lists[index] = [node]
                 level0.occ[index] = 1
             else:
-                bucket.append(seq)
+                bucket.append(node)
             return node
 
     def schedule_after(self, delay: int, callback: Callback) -> Handle:
@@ -407,9 +436,12 @@ class _WheelBase:
         with self._lock:
             if handle._state or handle._owner is not self:
                 return False
-            handle._state = CANCELLED  # rule 4: the state first, then the unlink
-            self._live.pop(handle._seq, None)  # unlink (a detached handle is not there)
+            handle._state = CANCELLED  # rule 4: the state is the whole cancel (no unlink)
+            handle._callback = None  # freed now; the shell goes when its bucket is visited
             self._pending -= 1
+            self._dead += 1
+            if self._dead > self._pending and self._dead > _MIN_SHELLS:
+                self._compact()  # over half the entries are shells: drop them all
             return True
 
     def advance(self, now: int) -> list[Handle]:
@@ -472,7 +504,8 @@ class _WheelBase:
                 self._count_error()
 
     def _runner(self, node: Handle) -> Callable[[], None]:
-        callback = node.callback
+        callback = node._callback
+        assert callback is not None, f"{node!r} fired without a callback"  # only cancel drops it
 
         def run() -> None:
             try:
@@ -485,9 +518,21 @@ class _WheelBase:
 
     # -- copies and checks -------------------------------------------------------------------
 
+    def _arrays(self) -> list[_BucketArray]:  # lock held
+        """Every bucket array of the wheel (the subclass's levels)."""
+        raise NotImplementedError
+
+    def _compact(self) -> None:  # lock held
+        """Drop every cancelled shell from every bucket: O(entries), once the shells
+        outnumber the pending timers, so O(1) amortized per cancel."""
+        for array in self._arrays():
+            array.compact()
+        self._dead = 0
+
     def _linked(self) -> list[Handle]:  # lock held
-        """Every linked timer (in no particular order)."""
-        return list(self._live.values())
+        """Every linked (pending) timer, in no particular order."""
+        return [node for array in self._arrays() for bucket in array.occupied()
+                for node in bucket if not node._state]
 
     def snapshot(self) -> tuple[Any, ...]:
         """The observable state as a hashable tuple: options, cursor, last now, next seq,
@@ -542,8 +587,9 @@ class _WheelBase:
             assert linked == self._pending, (
                 f"pending() says {self._pending} but {linked} timers are linked"
             )
-            assert len(self._live) == linked, (
-                f"{len(self._live)} timers are live but the buckets hold {linked} of them"
+            shells = sum(array.check()[1] for array in self._arrays())
+            assert shells <= self._dead, (
+                f"{shells} cancelled shells are in the buckets but only {self._dead} counted"
             )
 
     def _check_node(self, node: Handle) -> None:

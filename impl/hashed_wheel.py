@@ -52,7 +52,7 @@ class HashedTimingWheel(_WheelBase):
     max_pending=None, executor=None, lock_factory=threading.Lock)``."""
 
     def _init_buckets(self) -> None:
-        self._buckets = self._level0 = _BucketArray(self._wheel_size, self._live)
+        self._buckets = self._level0 = _BucketArray(self._wheel_size)
         self._size0 = self._wheel_size
 
     def _detect_overrides(self) -> bool:
@@ -119,24 +119,31 @@ class HashedTimingWheel(_WheelBase):
         """The seed's loop body: detach bucket k % W, skip cancelled, re-link rounds > 0."""
         index = k % self._wheel_size
         buckets = self._buckets
-        nodes = buckets.detach(index)
+        bucket = buckets.take(index)  # out of the array first: the walk below re-checks
         if not self._plain_live:
-            nodes = [node for node in nodes if self._still_live(node)]
-        fired = 0
-        for node in nodes:
-            if node._state:  # _still_live, inlined: cancelled (or fired) meanwhile
-                continue
-            if node._rounds:
+            bucket = [node for node in bucket if self._still_live(node)]
+        kept: list[Handle] = []
+        fire = out.append
+        fired = len(out)
+        for node in bucket:
+            if node._state:  # _still_live, inlined: a cancelled shell, dropped here
+                self._dead -= 1
+            elif node._rounds:
                 node._rounds -= 1
-                buckets.append(index, node)
+                kept.append(node)
             else:
                 node._state = FIRED  # rule 3: marked before any callback runs (see _fire)
-                out.append(node)
-                fired += 1
-        self._pending -= fired
+                fire(node)
+        if kept:  # re-linked in walk order: the bucket stays in ascending seq
+            buckets.lists[index] = kept
+            buckets.occ[index] = 1
+        self._pending -= len(out) - fired
+
+    def _arrays(self) -> list[_BucketArray]:
+        return [self._buckets]
 
     def _check_structure(self) -> int:
-        linked = self._buckets.check()
+        linked = self._buckets.check()[0]
         for index in range(self._wheel_size):
             previous = -1
             for node in self._buckets.iter_bucket(index):

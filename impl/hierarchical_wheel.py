@@ -50,7 +50,7 @@ class HierarchicalTimingWheel(_WheelBase):
 
     def _init_buckets(self) -> None:
         self._base = self._size0 = max(2, self._wheel_size)
-        self._levels: list[_BucketArray] = [_BucketArray(self._base, self._live)]
+        self._levels: list[_BucketArray] = [_BucketArray(self._base)]
         self._level0 = self._levels[0]
         self._spans: list[int] = [1]  #: _spans[l] == B ** l
 
@@ -66,7 +66,7 @@ class HierarchicalTimingWheel(_WheelBase):
         while delta >= self._spans[level] * self._base:
             level += 1
             if level == len(self._levels):
-                self._levels.append(_BucketArray(self._base, self._live))
+                self._levels.append(_BucketArray(self._base))
                 self._spans.append(self._spans[-1] * self._base)
         return level
 
@@ -128,9 +128,11 @@ class HierarchicalTimingWheel(_WheelBase):
     def _process_tick(self, k: int, out: list[Handle]) -> None:
         if k % self._base == 0:  # only then can a slot of a level >= 1 start
             self._cascade(k)
-        due = self._levels[0].detach(k % self._base)
+        due = self._levels[0].take(k % self._base)  # out of the array first, then re-checked
         if self._plain_live:  # _still_live, inlined
+            taken = len(due)
             due = [n for n in due if not n._state]
+            self._dead -= taken - len(due)  # the cancelled shells dropped here
         else:
             due = [n for n in due if self._still_live(n)]
         if len(due) > 1:
@@ -140,11 +142,14 @@ class HierarchicalTimingWheel(_WheelBase):
         out.extend(due)
         self._pending -= len(due)
 
+    def _arrays(self) -> list[_BucketArray]:
+        return self._levels
+
     def _check_structure(self) -> int:
         linked = 0
         c = self._cursor
         for level, array in enumerate(self._levels):
-            linked += array.check()
+            linked += array.check()[0]
             span = self._spans[level]
             for index in range(self._base):
                 for node in array.iter_bucket(index):

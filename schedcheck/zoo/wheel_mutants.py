@@ -178,7 +178,7 @@ class CascadeLevelTooHighWheel(HierarchicalTimingWheel):
         while delta >= self._spans[level]:  # MUTANT: "* self._base" missing
             level += 1
             if level == len(self._levels):
-                self._levels.append(_BucketArray(self._base, self._live))
+                self._levels.append(_BucketArray(self._base))
                 self._spans.append(self._spans[-1] * self._base)
         return level
 

@@ -27,8 +27,8 @@ class CountingArray(_BucketArray):
 
     touched = 0
 
-    def detach(self, index: int) -> list[Any]:
-        nodes = super().detach(index)
+    def take(self, index: int) -> list[Any]:
+        nodes = super().take(index)
         CountingArray.touched += len(nodes)
         return nodes
 
@@ -38,15 +38,15 @@ def counting(cls: Any) -> Any:
         def _init_buckets(self) -> None:
             super()._init_buckets()
             if hasattr(self, "_levels"):
-                self._levels = [CountingArray(self._base, self._live)]
+                self._levels = [CountingArray(self._base)]
                 self._level0 = self._levels[0]
             else:
-                self._buckets = self._level0 = CountingArray(self._wheel_size, self._live)
+                self._buckets = self._level0 = CountingArray(self._wheel_size)
 
         def _level_for(self, delta: int) -> int:  # new levels count too
             level = super()._level_for(delta)
             self._levels = [a if isinstance(a, CountingArray)
-                            else CountingArray(self._base, self._live) for a in self._levels]
+                            else CountingArray(self._base) for a in self._levels]
             return level
 
     return Counting
