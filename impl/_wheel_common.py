@@ -332,6 +332,10 @@ class _WheelBase:
     def _insert(self, node: Handle) -> None:  # lock held
         raise NotImplementedError
 
+    def _place_high(self, node: Handle, due: int, delta: int) -> None:  # lock held
+        """The hierarchical wheel's default placement on a level >= 1 (schedule's path)."""
+        raise NotImplementedError
+
     def _process(self, first: int, last: int, out: list[Handle]) -> int:  # lock held
         """Process ticks first..last (in order, firing into ``out``); return the new cursor."""
         raise NotImplementedError
@@ -392,7 +396,8 @@ class _WheelBase:
             size = self._size0
             node._rounds = rounds = (due - cursor) // size
             if rounds and not self._keeps_rounds:  # a higher level of the hierarchical wheel
-                self._insert(node)
+                node._rounds = 0
+                self._place_high(node, due, due - cursor)
                 return node
             index = due % size  # _BucketArray.append on level 0
             level0 = self._level0

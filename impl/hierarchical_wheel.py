@@ -82,6 +82,24 @@ class HierarchicalTimingWheel(_WheelBase):
         node._rounds = 0  # no rounds here: levels instead
         self._place(node, self._cursor)
 
+    def _place_high(self, node: Handle, due: int, delta: int) -> None:
+        """``_place`` with the default steps written out, for a timer ``delta >= B`` ticks
+        away (schedule's and the cascades' path to a level >= 1: one call, no more)."""
+        levels, spans, base = self._levels, self._spans, self._base
+        to = 1
+        while to < len(levels) and delta >= spans[to] * base:
+            to += 1
+        if to == len(levels):
+            to = self._level_for(delta)  # adds the levels it needs
+        array = levels[to]
+        index = (due // spans[to]) % base
+        bucket = array.lists[index]
+        if bucket is None:
+            array.lists[index] = [node]
+            array.occ[index] = 1
+        else:
+            bucket.append(node)
+
     def _next_event(self, k: int) -> int | None:
         """The first tick >= k with a non-empty level-0 bucket or a non-empty cascade."""
         best: int | None = None
@@ -114,16 +132,41 @@ class HierarchicalTimingWheel(_WheelBase):
 
     def _cascade(self, k: int) -> None:
         top = 0
-        while top + 1 < len(self._levels) and k % self._spans[top + 1] == 0:
+        levels, spans, base = self._levels, self._spans, self._base
+        while top + 1 < len(levels) and k % spans[top + 1] == 0:
             top += 1
         for level in range(top, 0, -1):
-            array = self._levels[level]
-            index = (k // self._spans[level]) % self._base
-            if array.occ[index]:
+            array = levels[level]
+            index = (k // spans[level]) % base
+            if not array.occ[index]:
+                continue
+            if not (self._plain_place and self._plain_live):
                 place = self._place
                 for node in array.detach(index):
                     if self._still_live(node):
                         place(node, k)
+                continue
+            # _still_live and _place with the default steps, written out (one pass, no call
+            # per node): a node lands on a lower level, so no level is added here
+            lists0, occ0 = levels[0].lists, levels[0].occ
+            dead = 0
+            for node in array.take(index):
+                if node._state:  # a cancelled shell, dropped here
+                    dead += 1
+                    continue
+                due = node._due
+                delta = due - k
+                if delta < base:
+                    i = due % base
+                    bucket = lists0[i]
+                    if bucket is None:
+                        lists0[i] = [node]
+                        occ0[i] = 1
+                    else:
+                        bucket.append(node)
+                else:
+                    self._place_high(node, due, delta)
+            self._dead -= dead
 
     def _process_tick(self, k: int, out: list[Handle]) -> None:
         if k % self._base == 0:  # only then can a slot of a level >= 1 start
