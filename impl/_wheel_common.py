@@ -2,42 +2,46 @@
 map, argument validation, the lock discipline and executor dispatch.
 
 Memory layout, chosen so that CPython frees every fired or cancelled timer by reference
-counting alone and the cyclic collector has little to walk (measured: the collector's passes
-over a million parked timers were most of the time of the earlier circular-list layout):
+counting alone and a timer costs few objects:
 
-* The wheel keeps one dict ``_live``: sequence number -> handle, for every linked timer.
-* A bucket is an ``array('q')`` of sequence numbers (or ``None`` while empty): plain machine
-  integers, invisible to the collector, 8 bytes a timer. A handle's bucket follows from its due
-  tick and its key in the bucket is its ``seq``: it holds no reference to any container, and no
-  container but ``_live`` holds it, so no handle is ever part of a reference cycle.
-* ``schedule`` adds the handle to ``_live`` and appends its seq (O(1)). ``cancel`` sets the
-  state and pops the handle from ``_live`` (O(1), through the handle's seq, no search): the
-  handle is unreachable from the wheel at once; its seq stays in the bucket as a *tombstone*
-  (8 bytes) until the cursor next takes that bucket.
-* Firing takes a bucket out of its array whole (``detach``: the array slot becomes ``None`` and
-  each seq still live is popped from ``_live`` -- one C-level pass, ``map(live.pop, ...)``) and
-  walks the detached handles once.
+* A bucket is a plain ``list`` of handles (or ``None`` while empty); a handle holds no
+  reference to any container or to another handle, so no handle is part of a reference cycle
+  that outlives its stay in a bucket (while pending, it refers to its wheel, which holds the
+  bucket: that cycle goes when the handle leaves the bucket). A handle's bucket follows from
+  its due tick; it is one ``__slots__`` object, the only per-timer object besides its seq.
+* ``schedule`` appends the handle to its bucket (O(1)).
+* ``cancel`` is *lazy* (as asyncio's timer heap): it sets the state and drops the callback
+  reference at once (whatever the callback holds is freed then, if nothing else holds it), and
+  the handle stays in its bucket as a *cancelled shell* (the handle object and its seq). The
+  shell goes when the cursor next takes that bucket (the walk drops it) or at a compaction:
+  when the shells outnumber the pending timers (and are more than ``_MIN_SHELLS``), checked at
+  the end of every ``cancel`` and ``advance``, every bucket is rebuilt without them
+  (``_compact``, O(entries), so O(1) amortized per cancel), so after any call the buckets hold
+  at most ``2 * pending + _MIN_SHELLS`` entries. ``_dead`` counts the shells (an upper bound:
+  a walk that drops a shell counts it off, a compaction resets it to 0).
+* Firing takes a bucket out of its array whole (``take``: the array slot becomes ``None``)
+  and walks that one list once, dropping the shells, firing what is due and re-linking the rest.
 
 Handles have no public constructor; the public surface is ``deadline``, ``callback``,
 ``cancelled``, ``fired`` (plus ``due_tick``, ``seq`` and ``rounds`` for the harness). Handles
 compare by identity.
 
 ``_BucketArray`` is ``size`` such buckets and an occupancy map: a ``bytearray`` with one byte
-per bucket, 1 iff the bucket holds an array. An array whose timers were all cancelled stays
+per bucket, 1 iff the bucket holds a list. A list whose timers were all cancelled stays
 marked until a probe meets it (``distance_to_next`` drops it then, so the map never sends the
 cursor to an empty bucket twice). ``distance_to_next(i)`` is ``bytearray.find(1, i)``, a C
 ``memchr`` -- O(distance) at tens of buckets per ns, so skipping all 65,536 buckets of a wheel
 costs about a microsecond.
 
-Race safety (the contract's exactly-once rule under interleaving): ``cancel`` sets the
-cancelled state *first*, then unlinks (pops from ``_live``, which may already have happened).
-A tick takes its bucket out of the array and unlinks every handle in it *before* deciding
-anything about them, then re-checks each handle's state (``_still_live``) as it walks them. A
-walk that ran outside the wheel lock would therefore still be safe: a cancel landing between
-the detach and the walk finds nothing to unlink, only sets the state, and the re-check skips
-that handle -- so exactly one of "cancel returned True" and "fired" happens. The bundled wheels
-hold the one wheel lock for both (each state change is then a single atomic step); the race
-zoo's ``CancelNoRecheckWheel`` walks outside the lock without the re-check and is caught.
+Race safety (the contract's exactly-once rule under interleaving): ``cancel`` is a single
+state change (pending -> cancelled; there is no unlink to order it against). A tick takes its
+bucket out of the array *before* deciding anything about its handles, then re-checks each
+handle's state (``_still_live``, inlined on the default path) as it walks them. A walk that ran
+outside the wheel lock would therefore still be safe: a cancel landing between the take and
+the walk only sets the state, and the re-check skips that handle -- so exactly one of "cancel
+returned True" and "fired" happens. The bundled wheels hold the one wheel lock for both (each
+state change is then a single atomic step); the race zoo's ``CancelNoRecheckWheel`` walks
+outside the lock without the re-check and is caught.
 
 ``_WheelBase`` holds everything outside the bucket structure. Its lock (``lock_factory()``,
 one per wheel) guards every field but ``_errors``; each public call takes it once. Fired
@@ -53,13 +57,13 @@ detached), ``_window_end`` (rule 1's budget), ``_process`` (the subclass's tick 
 written inline on the hot paths; a subclass that overrides one of them is detected at
 construction (``_overrides``) and always goes through its override.
 
-``schedule`` is one Python frame on its default path (rule 2, the handle, the ``_live``
-entry and the append to a level-0 bucket, written out): both wheels keep their single-tick
-buckets in ``_level0`` (``_size0`` of them), the hashed wheel with the rounds, the
-hierarchical one only for timers less than a rotation away (the rest go through ``_insert``
-to a higher level). ``_new_timer`` is the same step through the overridable ones; a wheel
-whose class replaces ``_due_tick_for``, ``_new_timer``, ``_insert`` or the subclass's
-placement steps schedules through it.
+``schedule`` is one Python frame on its default path (rule 2, the handle and the append to a
+level-0 bucket, written out; a hierarchical timer for a level >= 1 adds one call,
+``_place_high``): both wheels keep their single-tick buckets in ``_level0`` (``_size0`` of
+them), the hashed wheel with the rounds, the hierarchical one only for timers less than a
+rotation away (the rest go to a higher level). ``_new_timer`` is the same step through the
+overridable ones; a wheel whose class replaces ``_due_tick_for``, ``_new_timer``, ``_insert``
+or the subclass's placement steps schedules through it.
 """
 
 from __future__ import annotations
@@ -465,6 +469,8 @@ class _WheelBase:
                 last = self._window_end(last)
             if last >= self._cursor:
                 self._cursor = self._process(self._cursor, last, fired)
+                if self._dead > self._pending and self._dead > _MIN_SHELLS:
+                    self._compact()  # timers fired, shells stayed: over half are shells
         if self._executor is not None and fired:
             self._dispatch(fired)  # outside the lock (rule 3)
         return fired
@@ -595,6 +601,10 @@ class _WheelBase:
             shells = sum(array.check()[1] for array in self._arrays())
             assert shells <= self._dead, (
                 f"{shells} cancelled shells are in the buckets but only {self._dead} counted"
+            )
+            assert self._dead <= max(self._pending, _MIN_SHELLS), (
+                f"{self._dead} shells counted for {self._pending} pending timers: a compaction "
+                "was due"
             )
 
     def _check_node(self, node: Handle) -> None:

@@ -1,39 +1,42 @@
 """HashedTimingWheel: the seed's hashed timing wheel (``specs/wheel.md``), thread-safe.
 
-Data structure. ``wheel_size`` buckets, each an array of sequence numbers over the wheel's
-``seq -> handle`` dict (see ``_wheel_common``: no handle references a container or another
-handle, so a fired or cancelled timer is freed by reference counting alone; a cancel leaves
-its seq behind as an 8-byte tombstone until the bucket is next taken). A timer with due
-tick ``d`` (rule 2) sits in bucket ``d % W`` with ``rounds == (d - cursor) // W``: the seed's
-``remainingRounds``, stored explicitly and decremented each time the cursor visits its bucket.
+Data structure. ``wheel_size`` buckets, each a plain list of handles (see ``_wheel_common``:
+no handle references a container or another handle, so a fired or cancelled timer is freed by
+reference counting alone; a cancel drops the callback at once and leaves the handle in its
+bucket as a *cancelled shell* until the bucket is next taken or the wheel compacts). A timer
+with due tick ``d`` (rule 2) sits in bucket ``d % W`` with ``rounds == (d - cursor) // W``:
+the seed's ``remainingRounds``, stored explicitly and decremented each time the cursor visits
+its bucket.
+
 Invariant (checked by ``check_invariants``): for every linked node
 ``rounds == (due - cursor) // W`` -- the visit of tick ``k`` (``k % W == d % W``, ``k < d``)
 lowers ``(d - k) // W`` by exactly one, and the cursor passing any other bucket leaves it
 unchanged, so the stored rounds and the formula agree.
 
-Processing tick ``k`` detaches bucket ``k % W`` whole (its timers unlinked first) and walks it
-once: a node cancelled meanwhile is skipped (``_still_live``, rule 4's re-check), ``rounds >
-0`` is decremented and re-appended (in walk order, so a bucket stays in ascending seq: ties
-fire in schedule order, rule 3), else it fires. ``cancel`` sets the state and unlinks under the
-same lock, so with this class's single critical section the re-check never skips anything; it
-is kept as its own overridable step because it is what makes a walk outside the lock safe (the
-race argument is in ``_wheel_common``; the race zoo's ``CancelNoRecheckWheel`` walks outside
-the lock without it).
+Processing tick ``k`` takes bucket ``k % W`` out whole and walks that list once: a cancelled
+shell is dropped (``_still_live``, rule 4's re-check, inlined), a node with ``rounds > 0`` is
+decremented and re-linked (in walk order, so a bucket stays in ascending seq: ties fire in
+schedule order, rule 3), else it fires. The re-check is what makes a walk outside the lock
+safe (a cancel between the take and the walk only sets the state); the race argument is in
+``_wheel_common``, and the race zoo's ``CancelNoRecheckWheel`` walks outside the lock without
+it.
 
-Costs against "Costs": ``schedule``/``cancel`` O(1) (a dict insert and an append / a dict pop
-by the handle's seq; the occupancy byte flips when a bucket gets its first timer). A processed
-tick O(1 + its bucket, tombstones included). An ``advance`` over T ticks jumps from one
-non-empty bucket to the next with the occupancy map (``bytearray.find``, a C memchr), so it
-costs O(non-empty buckets visited + timers fired) plus a memchr over the skipped bytes (~1 us
-for 65,536 buckets), not O(T) Python steps; an ``advance`` of one tick (a driver keeping up)
-reads one occupancy byte and returns. A timer many rotations away is visited once per rotation
-(that is what rounds are) while the wheel keeps up; when one ``advance`` spans more than a
-rotation, ``_skip_rotations`` walks all linked nodes once, finds the earliest due tick ``m``
-and jumps the rotations before it (rebasing every node's rounds to the new cursor), so a long
-stall costs O(n + fired) instead of O(T/W * n). (The hierarchical wheel needs no such step.)
+Costs against "Costs": ``schedule``/``cancel`` O(1) (an append / a state change through the
+handle, plus the amortized O(1) compaction; the occupancy byte flips when a bucket gets its
+first timer). A processed tick O(1 + its bucket, cancelled shells included). An ``advance``
+over T ticks jumps from one non-empty bucket to the next with the occupancy map
+(``bytearray.find``, a C memchr), so it costs O(non-empty buckets visited + timers fired) plus
+a memchr over the skipped bytes (~1 us for 65,536 buckets), not O(T) Python steps; an
+``advance`` of one tick (a driver keeping up) reads one occupancy byte and returns. A timer
+many rotations away is visited once per rotation (that is what rounds are) while the wheel
+keeps up; when one ``advance`` spans more than a rotation, ``_skip_rotations`` walks all
+linked nodes once, finds the earliest due tick ``m`` and jumps the rotations before it
+(rebasing every node's rounds to the new cursor), so a long stall costs O(n + fired) instead
+of O(T/W * n). (The hierarchical wheel needs no such step.)
 Empty ticks still use the ``max_catchup_ticks`` budget (rule 1).
 
-Departures from the model: none observable. The model sorts its live dict per advance; here
+Departures from the model: a cancelled handle's ``callback`` is None (cancel drops it; the
+model keeps it -- specs/wheel.md decision 8). The model sorts its live dict per advance; here
 the bucket order already is the firing order.
 
 Locking: one ``lock_factory()`` lock guards all state (``_WheelBase``); callbacks and

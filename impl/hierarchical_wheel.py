@@ -14,21 +14,24 @@ So the live slots of level ``l`` always lie in ``[ceil(c / B**l), c // B**l + B]
 consecutive values, one per bucket (``check_invariants`` asserts this window).
 
 Processing tick ``k``: for every level ``l >= 1`` with ``k % B**l == 0``, highest first, the
-bucket of slot ``k // B**l`` is detached and each live node re-placed with cursor ``k`` (it
-lands on a lower level; a level-2 node may go to level 1 and be cascaded again at once). Then
-level 0's bucket ``k % B`` is detached: every node in it is due at ``k``. Cascading appends
+bucket of slot ``k // B**l`` is taken out and each pending node re-placed with cursor ``k``
+(it lands on a lower level; a level-2 node may go to level 1 and be cascaded again at once;
+cancelled shells are dropped). Then level 0's bucket ``k % B`` is taken out: every pending
+node in it is due at ``k``. Cascading appends
 older timers behind newer ones, so the tick's fired nodes are sorted by seq (timsort: O(n) when
 already ordered) -- ties fire in schedule order even after a cascade (rule 3).
 
-Costs. ``schedule``/``cancel`` O(1) (level choice is O(levels) = O(log_B delay)). A tick costs
-O(1 + its bucket + the nodes cascaded at it); each timer is cascaded at most once per level, so
+Costs. ``schedule``/``cancel`` O(1) (level choice is O(levels) = O(log_B delay); cancel is a
+state change, plus the amortized O(1) compaction). A tick costs O(1 + its bucket + the nodes
+cascaded at it, cancelled shells included); each timer is cascaded at most once per level, so
 a timer costs O(levels) over its life instead of the hashed wheel's O(delay / W) visits.
 Finding the next event probes every level, O(levels) = O(log_B of the longest pending delay):
 empty top levels are dropped as soon as a probe sees them empty.
 ``advance`` over T ticks jumps to the next event (non-empty level-0 bucket or non-empty
 cascading slot) with each level's occupancy bitmap: O(levels * events), not O(T).
 
-Departures from the model: none observable. Locking: as the hashed wheel (``_WheelBase``).
+Departures from the model: a cancelled handle's ``callback`` is None, as in the hashed wheel
+(specs/wheel.md decision 8). Locking: as the hashed wheel (``_WheelBase``).
 """
 
 from __future__ import annotations

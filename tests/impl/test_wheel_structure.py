@@ -7,6 +7,7 @@ from __future__ import annotations
 import gc
 import sys
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -264,3 +265,66 @@ def test_fired_and_cancelled_timers_are_freed_without_the_cyclic_collector(cls: 
         w.check_invariants()
     finally:
         gc.enable()
+
+
+def _entries(wheel: Any) -> int:
+    """Every handle in the wheel's buckets, cancelled shells included."""
+    return sum(len(bucket) for array in wheel._arrays() for bucket in array.occupied())
+
+
+class Payload:
+    """A callback whose lifetime a weak reference can watch."""
+
+    def __call__(self) -> None:
+        return None
+
+
+@pytest.mark.parametrize("cls", WHEELS, ids=IDS)
+def test_cancel_frees_the_callback_at_once_and_the_shell_at_the_bucket_visit(cls: Any) -> None:
+    w = cls(1, 8)
+    payload = Payload()
+    watch = weakref.ref(payload)
+    h = w.schedule(20, payload)
+    other = w.schedule(20, noop)
+    del payload
+    assert w.cancel(h) and watch() is None  # the callback goes with the cancel
+    assert h.callback is None and h.cancelled
+    assert _entries(w) == 2  # the shell stays in its bucket (lazy cancellation) ...
+    assert sys.getrefcount(h) == 3  # ... which holds it: local, argument, bucket
+    w.check_invariants()
+    assert w.advance(20) == [other]
+    assert _entries(w) == 0 and sys.getrefcount(h) == 2  # ... until the bucket is processed
+    w.check_invariants()
+
+
+@pytest.mark.parametrize("cls", WHEELS, ids=IDS)
+def test_shells_outnumbering_pending_timers_are_compacted(cls: Any) -> None:
+    w = cls(1, 8)
+    hs = [w.schedule(10**6 + i, noop) for i in range(1000)]  # far away: no bucket is visited
+    for h in hs[:500]:
+        assert w.cancel(h)
+    assert _entries(w) == 1000 and w._dead == 500  # 500 shells, 500 pending: no compaction
+    assert w.cancel(hs[500])  # 501 shells > 499 pending: every bucket is rebuilt
+    assert _entries(w) == 499 and w._dead == 0
+    w.check_invariants()
+    assert w.advance(10**6 + 999) == hs[501:]
+
+
+@pytest.mark.parametrize("cls", WHEELS, ids=IDS)
+def test_shells_left_behind_by_fired_timers_are_compacted_by_advance(cls: Any) -> None:
+    w = cls(1, 8, start=1)  # tick 0 (the far timers' bucket in the hashed wheel) is not visited
+    near = [w.schedule(5, noop) for _ in range(400)]
+    far = [w.schedule(10**6, noop) for _ in range(300)]
+    for h in far[:200]:
+        assert w.cancel(h)  # 200 shells, 500 pending
+    assert w.advance(5) == near  # 100 pending now: the 200 shells are dropped
+    assert _entries(w) == 100 and w._dead == 0
+    w.check_invariants()
+
+
+def test_check_invariants_catches_uncounted_shells() -> None:
+    w = HashedTimingWheel(1, 8)
+    w.cancel(w.schedule(19, noop))
+    w._dead = 0
+    with pytest.raises(AssertionError, match="1 cancelled shells are in the buckets but only 0"):
+        w.check_invariants()
