@@ -72,8 +72,8 @@ import logging
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from itertools import compress
-from operator import attrgetter
+from itertools import compress, repeat
+from operator import attrgetter, is_not
 from typing import Any, Protocol
 
 from schedcheck.contract import WheelFullError, require_int
@@ -94,8 +94,6 @@ LockLike = AbstractContextManager[Any]
 #: compaction never runs for fewer shells than this (asyncio's _MIN_SCHEDULED_TIMER_HANDLES)
 _MIN_SHELLS = 100
 
-#: a handle's ``_state``: pending until exactly one of the other two (final) states
-PENDING, FIRED, CANCELLED = 0, 1, 2
 
 
 def ceil_div(a: int, b: int) -> int:
@@ -104,17 +102,21 @@ def ceil_div(a: int, b: int) -> int:
 
 
 class Handle:
-    """One timer. No public constructor: ``wheel.schedule`` makes them."""
+    """One timer. No public constructor: ``wheel.schedule`` makes them.
 
-    __slots__ = ("_callback", "_deadline", "_due", "_owner", "_rounds", "_seq", "_state")
+    Its state is in its two references: *pending* while it holds both its wheel and its
+    callback; firing drops the wheel (``_owner = None``: a fired handle does not keep its
+    wheel alive), cancelling drops the callback (``_callback = None``: freed at cancel). Both
+    are final and never both (cancel requires the wheel, firing requires the callback)."""
 
-    _owner: object  #: the wheel that made it
-    _seq: int  #: scheduling sequence: its key in the wheel (ties in a tick fire by seq)
+    __slots__ = ("_callback", "_deadline", "_due", "_owner", "_rounds", "_seq")
+
+    _owner: object  #: the wheel that made it; None once fired
+    _seq: int  #: scheduling sequence: ties in a tick fire by seq
     _deadline: int
-    _callback: Callback | None  #: None once cancelled (dropped at cancel)
+    _callback: Callback | None  #: None once cancelled
     _due: int  #: due tick, max(ceil(deadline / tick), cursor at schedule) (rule 2)
     _rounds: int  #: hashed wheel: rotations left, == (due - cursor) // W while linked
-    _state: int  #: PENDING, FIRED or CANCELLED
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         raise TypeError(
@@ -132,7 +134,6 @@ class Handle:
         self._callback = callback
         self._due = due
         self._rounds = 0
-        self._state = PENDING
         return self
 
     @property
@@ -146,11 +147,11 @@ class Handle:
 
     @property
     def cancelled(self) -> bool:
-        return self._state == CANCELLED
+        return self._callback is None
 
     @property
     def fired(self) -> bool:
-        return self._state == FIRED
+        return self._owner is None
 
     @property
     def due_tick(self) -> int:
@@ -166,12 +167,12 @@ class Handle:
         return self._rounds
 
     def __repr__(self) -> str:
-        state = ("pending", "fired", "cancelled")[self._state]
+        state = "cancelled" if self.cancelled else "fired" if self.fired else "pending"
         return f"<Handle seq={self._seq} deadline={self._deadline} due={self._due} {state}>"
 
 
 _new_handle = object.__new__
-_state_of = attrgetter("_state")
+_callback_of = attrgetter("_callback")
 
 
 class _BucketArray:
@@ -206,11 +207,11 @@ class _BucketArray:
 
     def detach(self, index: int) -> list[Handle]:
         """Take bucket ``index`` out; return its pending handles in order (shells dropped)."""
-        return [node for node in self.take(index) if not node._state]
+        return [node for node in self.take(index) if node._callback is not None]
 
     def iter_bucket(self, index: int) -> list[Handle]:
         bucket = self.lists[index]
-        return [] if bucket is None else [node for node in bucket if not node._state]
+        return [] if bucket is None else [node for node in bucket if node._callback is not None]
 
     def occupied(self) -> list[list[Handle]]:
         """Every bucket present (shells included), in index order."""
@@ -221,7 +222,8 @@ class _BucketArray:
         lists, occ = self.lists, self.occ
         index = occ.find(1)
         while index >= 0:
-            kept = [node for node in lists[index] if not node._state]  # type: ignore[union-attr]
+            kept = [node for node in lists[index]  # type: ignore[union-attr]
+                    if node._callback is not None]
             if kept:
                 lists[index] = kept
             else:
@@ -243,8 +245,8 @@ class _BucketArray:
                 if f < 0:
                     return -1
                 distance = f + self.size - i
-            if not all(map(_state_of, lists[f])):  # type: ignore[arg-type]
-                return distance  # a pending timer (state 0) stops the C-level scan
+            if any(map(is_not, map(_callback_of, lists[f]), repeat(None))):  # type: ignore[arg-type]
+                return distance  # the first pending timer stops the C-level scan
             lists[f] = None  # only cancelled shells: the bucket is empty
             occ[f] = 0
 
@@ -257,8 +259,8 @@ class _BucketArray:
                 f"{'absent' if bucket is None else 'present'}"
             )
             for node in bucket or ():
-                assert node._state != FIRED, f"{node!r} has fired but is still in bucket {i}"
-                if node._state:
+                assert node._owner is not None, f"{node!r} has fired but is still in bucket {i}"
+                if node._callback is None:
                     shells += 1
                 else:
                     pending += 1
@@ -357,7 +359,7 @@ class _WheelBase:
 
     def _still_live(self, node: Handle) -> bool:
         """Rule 4's re-check after a bucket is detached: skip a node cancelled meanwhile."""
-        return node._state == PENDING
+        return node._callback is not None and node._owner is not None
 
     def _window_end(self, now_tick: int) -> int:
         """Rule 1: the last tick this call may process (the budget counts every tick)."""
@@ -366,7 +368,7 @@ class _WheelBase:
         return min(now_tick, self._cursor + self._max_catchup_ticks - 1)
 
     def _fire(self, node: Handle, out: list[Handle]) -> None:
-        node._state = FIRED  # rule 3: marked before any callback runs
+        node._owner = None  # rule 3: marked fired before any callback runs
         self._pending -= 1
         out.append(node)
 
@@ -394,7 +396,6 @@ class _WheelBase:
             node._deadline = deadline
             node._callback = callback
             node._due = due
-            node._state = PENDING
             self._next_seq = seq + 1
             self._pending += 1
             size = self._size0
@@ -443,10 +444,10 @@ class _WheelBase:
                 f"cancel() takes a Handle returned by schedule(), not {type(handle).__name__}"
             )
         with self._lock:
-            if handle._state or handle._owner is not self:
-                return False
-            handle._state = CANCELLED  # rule 4: the state is the whole cancel (no unlink)
-            handle._callback = None  # freed now; the shell goes when its bucket is visited
+            if handle._owner is not self or handle._callback is None:
+                return False  # fired (no owner), another wheel's, or cancelled already
+            handle._callback = None  # rule 4: the whole cancel (the callback is freed now;
+            # the shell goes when its bucket is taken, or at a compaction)
             self._pending -= 1
             self._dead += 1
             if self._dead > self._pending and self._dead > _MIN_SHELLS:
@@ -543,7 +544,7 @@ class _WheelBase:
     def _linked(self) -> list[Handle]:  # lock held
         """Every linked (pending) timer, in no particular order."""
         return [node for array in self._arrays() for bucket in array.occupied()
-                for node in bucket if not node._state]
+                for node in bucket if node._callback is not None]
 
     def snapshot(self) -> tuple[Any, ...]:
         """The observable state as a hashable tuple: options, cursor, last now, next seq,
@@ -608,7 +609,7 @@ class _WheelBase:
             )
 
     def _check_node(self, node: Handle) -> None:
-        assert node._owner is self and node._state == PENDING, (
+        assert node._owner is self and node._callback is not None, (
             f"{node!r} is linked but not live"
         )
         assert node._due >= self._cursor, f"{node!r} is linked behind the cursor {self._cursor}"

@@ -45,7 +45,7 @@ Locking: one ``lock_factory()`` lock guards all state (``_WheelBase``); callback
 
 from __future__ import annotations
 
-from schedcheck.impl._wheel_common import FIRED, Handle, _BucketArray, _WheelBase
+from schedcheck.impl._wheel_common import Handle, _BucketArray, _WheelBase
 
 __all__ = ["HashedTimingWheel"]
 
@@ -129,13 +129,13 @@ class HashedTimingWheel(_WheelBase):
         fire = out.append
         fired = len(out)
         for node in bucket:
-            if node._state:  # _still_live, inlined: a cancelled shell, dropped here
+            if node._callback is None:  # _still_live, inlined: a cancelled shell, dropped
                 self._dead -= 1
             elif node._rounds:
                 node._rounds -= 1
                 kept.append(node)
             else:
-                node._state = FIRED  # rule 3: marked before any callback runs (see _fire)
+                node._owner = None  # fired: rule 3, marked before any callback runs (_fire)
                 fire(node)
         if kept:  # re-linked in walk order: the bucket stays in ascending seq
             buckets.lists[index] = kept

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from operator import attrgetter
 
-from schedcheck.impl._wheel_common import FIRED, Handle, _BucketArray, _WheelBase, ceil_div
+from schedcheck.impl._wheel_common import Handle, _BucketArray, _WheelBase, ceil_div
 
 _by_seq = attrgetter("_seq")
 
@@ -154,7 +154,7 @@ class HierarchicalTimingWheel(_WheelBase):
             lists0, occ0 = levels[0].lists, levels[0].occ
             dead = 0
             for node in array.take(index):
-                if node._state:  # a cancelled shell, dropped here
+                if node._callback is None:  # a cancelled shell, dropped here
                     dead += 1
                     continue
                 due = node._due
@@ -177,14 +177,14 @@ class HierarchicalTimingWheel(_WheelBase):
         due = self._levels[0].take(k % self._base)  # out of the array first, then re-checked
         if self._plain_live:  # _still_live, inlined
             taken = len(due)
-            due = [n for n in due if not n._state]
+            due = [n for n in due if n._callback is not None]
             self._dead -= taken - len(due)  # the cancelled shells dropped here
         else:
             due = [n for n in due if self._still_live(n)]
         if len(due) > 1:
             due.sort(key=_by_seq)  # cascaded nodes arrive behind newer ones (rule 3)
         for node in due:  # all due at k: check_invariants asserts level 0 holds due - c < B
-            node._state = FIRED  # rule 3: marked before any callback runs (see _fire)
+            node._owner = None  # fired: rule 3, marked before any callback runs (_fire)
         out.extend(due)
         self._pending -= len(due)
 
