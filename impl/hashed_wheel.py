@@ -45,7 +45,8 @@ Locking: one ``lock_factory()`` lock guards all state (``_WheelBase``); callback
 
 from __future__ import annotations
 
-from schedcheck.impl._wheel_common import Handle, _BucketArray, _WheelBase
+from schedcheck.impl._wheel_buckets import _BucketArray
+from schedcheck.impl._wheel_common import Handle, _WheelBase
 
 __all__ = ["HashedTimingWheel"]
 

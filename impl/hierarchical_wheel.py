@@ -38,7 +38,8 @@ from __future__ import annotations
 
 from operator import attrgetter
 
-from schedcheck.impl._wheel_common import Handle, _BucketArray, _WheelBase, ceil_div
+from schedcheck.impl._wheel_buckets import _BucketArray
+from schedcheck.impl._wheel_common import Handle, _WheelBase, ceil_div
 
 _by_seq = attrgetter("_seq")
 
@@ -87,21 +88,14 @@ class HierarchicalTimingWheel(_WheelBase):
 
     def _place_high(self, node: Handle, due: int, delta: int) -> None:
         """``_place`` with the default steps written out, for a timer ``delta >= B`` ticks
-        away (schedule's and the cascades' path to a level >= 1: one call, no more)."""
+        away (schedule's and the cascades' path to a level >= 1: no call but the append)."""
         levels, spans, base = self._levels, self._spans, self._base
         to = 1
         while to < len(levels) and delta >= spans[to] * base:
             to += 1
         if to == len(levels):
             to = self._level_for(delta)  # adds the levels it needs
-        array = levels[to]
-        index = (due // spans[to]) % base
-        bucket = array.lists[index]
-        if bucket is None:
-            array.lists[index] = [node]
-            array.occ[index] = 1
-        else:
-            bucket.append(node)
+        levels[to].append((due // spans[to]) % base, node)
 
     def _next_event(self, k: int) -> int | None:
         """The first tick >= k with a non-empty level-0 bucket or a non-empty cascade."""

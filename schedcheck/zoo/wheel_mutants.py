@@ -17,7 +17,8 @@ import time
 
 from schedcheck.contract import require_int
 from schedcheck.harness.clauses import W1, W2, W3, W_COST, W_INV_EARLY
-from schedcheck.impl._wheel_common import Callback, Handle, _BucketArray, ceil_div
+from schedcheck.impl._wheel_buckets import _BucketArray
+from schedcheck.impl._wheel_common import Callback, Handle, ceil_div
 from schedcheck.impl.hashed_wheel import HashedTimingWheel
 from schedcheck.impl.hierarchical_wheel import HierarchicalTimingWheel
 from schedcheck.zoo.mutant import mutant

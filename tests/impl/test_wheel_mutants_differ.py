@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from schedcheck.impl._wheel_common import _BucketArray
+from schedcheck.impl._wheel_buckets import _BucketArray
 
 from schedcheck import impl, model
 from schedcheck.zoo import wheel_mutants as wm
