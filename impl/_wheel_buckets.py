@@ -5,7 +5,7 @@ map). The layout and its reasons are in ``_wheel_common``, which re-exports both
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import compress, repeat
+from itertools import repeat
 from operator import attrgetter, is_not
 from typing import Any
 
@@ -125,15 +125,14 @@ class _BucketArray:
 
     def occupied(self) -> list[list[Handle]]:
         """Every bucket present (shells included), in index order."""
-        return list(compress(self.lists, self.occ))  # type: ignore[arg-type]
+        return [bucket for bucket in self.lists if bucket is not None]
 
     def compact(self) -> None:
         """Drop every cancelled shell; a bucket left with nothing goes."""
         lists, occ = self.lists, self.occ
         index = occ.find(1)
         while index >= 0:
-            kept = [node for node in lists[index]  # type: ignore[union-attr]
-                    if node._callback is not None]
+            kept = [node for node in lists[index] or () if node._callback is not None]
             if kept:
                 lists[index] = kept
             else:
@@ -155,7 +154,7 @@ class _BucketArray:
                 if f < 0:
                     return -1
                 distance = f + self.size - i
-            if any(map(is_not, map(_callback_of, lists[f]), repeat(None))):  # type: ignore[arg-type]
+            if any(map(is_not, map(_callback_of, lists[f] or ()), repeat(None))):
                 return distance  # the first pending timer stops the C-level scan
             lists[f] = None  # only cancelled shells: the bucket is empty
             occ[f] = 0

@@ -59,6 +59,15 @@ logger = logging.getLogger("schedcheck.driver")
 OVERLOAD_POLICIES = ("reject", "drop-lowest-priority", "defer")
 
 
+
+def refuse_from_tick_thread(tick_thread: threading.Thread) -> None:
+    """``stop()`` joins the tick thread, which cannot join itself: refuse it there."""
+    if threading.current_thread() is tick_thread:
+        raise RuntimeError(
+            "stop() called from the wheel's tick thread (a callback run inline?); "
+            "call it from another thread -- callbacks run on the executor"
+        )
+
 class OverloadError(RuntimeError):
     """The executor's queue is full and its policy is ``"reject"``."""
 
@@ -380,11 +389,7 @@ class WheelTimer:
         """Stop the tick thread; cancel and return the timers that never fired (in schedule
         order). Queued callbacks still run; deferred ones are abandoned (logged). Idempotent:
         a second call returns []. Refused from the tick thread, which cannot join itself."""
-        if threading.current_thread() is self._thread:
-            raise RuntimeError(
-                "stop() called from the wheel's tick thread (a callback run inline?); "
-                "call it from another thread -- callbacks run on the executor"
-            )
+        refuse_from_tick_thread(self._thread)
         with self._lock:
             if self._stopping:
                 return []

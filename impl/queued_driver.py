@@ -31,7 +31,13 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from schedcheck.impl.driver import BoundedExecutor, Metrics, MonotonicClock, OverloadError
+from schedcheck.impl.driver import (
+    BoundedExecutor,
+    Metrics,
+    MonotonicClock,
+    OverloadError,
+    refuse_from_tick_thread,
+)
 from schedcheck.impl.hashed_wheel import HashedTimingWheel
 
 from schedcheck.contract import WheelFullError, require_int
@@ -301,7 +307,9 @@ class QueuedWheelTimer:
         return m
 
     def stop(self, timeout: float | None = None) -> list[Ticket]:
-        """Stop the tick thread; cancel and return the timers that never fired."""
+        """Stop the tick thread; cancel and return the timers that never fired. Refused from
+        the tick thread, which cannot join itself."""
+        refuse_from_tick_thread(self._thread)
         with self._lock:
             if self._stopping:
                 return []
