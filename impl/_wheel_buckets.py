@@ -15,14 +15,16 @@ Callback = Callable[[], Any]
 class Handle:
     """One timer. No public constructor: ``wheel.schedule`` makes them.
 
-    Its state is in its two references: *pending* while it holds both its wheel and its
-    callback; firing drops the wheel (``_owner = None``: a fired handle does not keep its
-    wheel alive), cancelling drops the callback (``_callback = None``: freed at cancel). Both
-    are final and never both (cancel requires the wheel, firing requires the callback)."""
+    Its state is in its two references: *pending* while it holds both its wheel's token and
+    its callback; firing drops the token (``_owner = None``), cancelling drops the callback
+    (``_callback = None``: freed at cancel). Both are final and never both (cancel requires
+    the token, firing requires the callback). The token is a plain ``object()`` the wheel
+    keeps (``_WheelBase._token``), not the wheel: a handle never refers to its wheel, so no
+    handle closes a cycle through the wheel's buckets."""
 
     __slots__ = ("_callback", "_deadline", "_due", "_owner", "_rounds", "_seq")
 
-    _owner: object  #: the wheel that made it; None once fired
+    _owner: object  #: the token of the wheel that made it; None once fired
     _seq: int  #: scheduling sequence: ties in a tick fire by seq
     _deadline: int
     _callback: Callback | None  #: None once cancelled

@@ -6,10 +6,11 @@ Memory layout, chosen so that CPython frees every fired or cancelled timer by re
 counting alone and a timer costs few objects:
 
 * A bucket is a plain ``list`` of handles (or ``None`` while empty); a handle holds no
-  reference to any container or to another handle, so no handle is part of a reference cycle
-  that outlives its stay in a bucket (while pending, it refers to its wheel, which holds the
-  bucket: that cycle goes when the handle leaves the bucket). A handle's bucket follows from
-  its due tick; it is one ``__slots__`` object, the only per-timer object besides its seq.
+  reference to any container, to another handle or to its wheel (it holds the wheel's
+  *token*, a plain ``object()``, to know whose it is), so no handle is ever part of a reference
+  cycle: a dropped wheel, pending timers and all, is freed by reference counting too. A
+  handle's bucket follows from its due tick; it is one ``__slots__`` object, the only
+  per-timer object besides its seq.
 * ``schedule`` appends the handle to its bucket (O(1)).
 * ``cancel`` is *lazy* (as asyncio's timer heap): it sets the state and drops the callback
   reference at once (whatever the callback holds is freed then, if nothing else holds it), and
@@ -136,6 +137,10 @@ class _WheelBase:
         self._executor = executor
         self._lock_factory = lock_factory
         self._lock = lock_factory()  #: guards every field below except _errors
+        #: what a handle of this wheel holds as its owner: a plain ``object()`` (untracked by
+        #: the collector, unique), not the wheel itself, so a pending handle does not refer to
+        #: the wheel that holds it -- no cycle, and a dropped wheel is freed by refcounting
+        self._token = object()
         self._cursor = start // self._tick  #: next tick to process (rule 1)
         self._now = start  #: the last now seen (rule 1)
         self._next_seq = 0
@@ -228,7 +233,7 @@ class _WheelBase:
             if due < cursor:
                 due = cursor  # rule 2
             node = _new_handle(Handle)
-            node._owner = self
+            node._owner = self._token
             node._seq = seq = self._next_seq
             node._deadline = deadline
             node._callback = callback
@@ -268,7 +273,7 @@ class _WheelBase:
         """A new timer through the overridable steps (``schedule`` inlines the defaults)."""
         if self._max_pending is not None and self._pending >= self._max_pending:
             raise WheelFullError(self._pending, self._max_pending)  # rule 5
-        node = Handle._create(self, self._next_seq, deadline, callback,
+        node = Handle._create(self._token, self._next_seq, deadline, callback,
                               self._due_tick_for(deadline))
         self._next_seq += 1
         self._pending += 1
@@ -281,7 +286,7 @@ class _WheelBase:
                 f"cancel() takes a Handle returned by schedule(), not {type(handle).__name__}"
             )
         with self._lock:
-            if handle._owner is not self or handle._callback is None:
+            if handle._owner is not self._token or handle._callback is None:
                 return False  # fired (no owner), another wheel's, or cancelled already
             handle._callback = None  # rule 4: the whole cancel (the callback is freed now;
             # the shell goes when its bucket is taken, or at a compaction)
@@ -417,7 +422,8 @@ class _WheelBase:
             twin._cursor, twin._now, twin._next_seq = self._cursor, self._now, self._next_seq
             twin._errors = self.callback_errors()
             for node in sorted(self._linked(), key=lambda n: n._seq):
-                clone = Handle._create(twin, node._seq, node._deadline, node._callback, node._due)
+                clone = Handle._create(twin._token, node._seq, node._deadline, node._callback,
+                                       node._due)
                 twin._pending += 1
                 twin._insert(clone)
             return twin
@@ -446,7 +452,7 @@ class _WheelBase:
             )
 
     def _check_node(self, node: Handle) -> None:
-        assert node._owner is self and node._callback is not None, (
+        assert node._owner is self._token and node._callback is not None, (
             f"{node!r} is linked but not live"
         )
         assert node._due >= self._cursor, f"{node!r} is linked behind the cursor {self._cursor}"

@@ -177,7 +177,7 @@ class SplitMaxPendingWheel(HashedTimingWheel):
         if self._max_pending is not None and pending >= self._max_pending:
             raise WheelFullError(pending, self._max_pending)
         with self._lock:  # ... and the insert in separate critical sections
-            node = Handle._create(self, self._next_seq, deadline, callback,
+            node = Handle._create(self._token, self._next_seq, deadline, callback,
                                   self._due_tick_for(deadline))
             self._next_seq += 1
             self._pending += 1

@@ -267,6 +267,30 @@ def test_fired_and_cancelled_timers_are_freed_without_the_cyclic_collector(cls: 
         gc.enable()
 
 
+@pytest.mark.parametrize("cls", WHEELS, ids=IDS)
+def test_a_dropped_wheel_with_pending_timers_is_freed_without_the_cyclic_collector(
+        cls: Any) -> None:
+    """A pending handle holds its wheel's token, not the wheel: the buckets' handles close no
+    cycle through the wheel, so dropping it frees it (and them) by reference counting."""
+    gc.collect()
+    gc.disable()
+    try:
+        w = cls(1, 8)
+        payload = Payload()
+        kept = w.schedule(5_000, payload)  # a higher level of the hierarchical wheel
+        for d in range(1, 200):
+            w.schedule(d, noop)
+        watch_wheel, watch_payload = weakref.ref(w), weakref.ref(payload)
+        del w, payload
+        assert watch_wheel() is None  # freed at once: nothing but the name held it
+        assert sys.getrefcount(kept) == 2 and watch_payload() is not None  # the holder's
+        del kept
+        assert watch_payload() is None
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+
+
 def _entries(wheel: Any) -> int:
     """Every handle in the wheel's buckets, cancelled shells included."""
     return sum(len(bucket) for array in wheel._arrays() for bucket in array.occupied())
