@@ -4,10 +4,10 @@ Mutants are generated with cosmic-ray's operators (its library API: ``ast_nodes`
 ``Operator.mutation_positions`` and ``mutate_code``; the ``cosmic-ray`` command itself wants a
 session database and a test command per mutant, which is not what is measured here). Sources:
 
-* ``impl/scheduler.py``, ``impl/_scheduler_core.py``, ``impl/_scheduler_support.py`` -- checked
+* ``impl/scheduler.py`` and its ``impl/_scheduler_{core,support,extras}.py`` -- checked
   as the scheduler ``schedcheck.impl:Scheduler``;
-* ``impl/hashed_wheel.py``, ``impl/hierarchical_wheel.py``, ``impl/_wheel_common.py`` -- checked
-  as the hashed and/or hierarchical wheel that uses them;
+* ``impl/hashed_wheel.py``, ``impl/hierarchical_wheel.py`` and ``impl/_wheel_{common,buckets}.py``
+  -- checked as the hashed and/or hierarchical wheel that uses them;
 * ``model/scheduler.py``, ``model/wheel.py`` -- the mutated model loaded under another module
   name and checked as a target against the unmutated model.
 
@@ -78,6 +78,8 @@ SOURCES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
                                 (("scheduler", "schedcheck.impl:Scheduler"),)),
     "impl/_scheduler_support.py": ("schedcheck.impl._scheduler_support",
                                    (("scheduler", "schedcheck.impl:Scheduler"),)),
+    "impl/_scheduler_extras.py": ("schedcheck.impl._scheduler_extras",
+                                  (("scheduler", "schedcheck.impl:Scheduler"),)),
     "impl/hashed_wheel.py": ("schedcheck.impl.hashed_wheel",
                              (("wheel", "schedcheck.impl:HashedTimingWheel"),)),
     "impl/hierarchical_wheel.py": ("schedcheck.impl.hierarchical_wheel",
@@ -85,14 +87,17 @@ SOURCES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
     "impl/_wheel_common.py": ("schedcheck.impl._wheel_common",
                               (("wheel", "schedcheck.impl:HashedTimingWheel"),
                                ("wheel", "schedcheck.impl:HierarchicalTimingWheel"))),
+    "impl/_wheel_buckets.py": ("schedcheck.impl._wheel_buckets",
+                               (("wheel", "schedcheck.impl:HashedTimingWheel"),
+                                ("wheel", "schedcheck.impl:HierarchicalTimingWheel"))),
     "model/scheduler.py": ("schedcheck.model.scheduler", (("scheduler", "@Scheduler"),)),
     "model/wheel.py": ("schedcheck.model.wheel", (("wheel", "@TimingWheel"),)),
 }
 GROUPS = {
     "scheduler impl": ("impl/scheduler.py", "impl/_scheduler_core.py",
-                       "impl/_scheduler_support.py"),
+                       "impl/_scheduler_support.py", "impl/_scheduler_extras.py"),
     "wheel impl": ("impl/hashed_wheel.py", "impl/hierarchical_wheel.py",
-                   "impl/_wheel_common.py"),
+                   "impl/_wheel_common.py", "impl/_wheel_buckets.py"),
     "scheduler model": ("model/scheduler.py",),
     "wheel model": ("model/wheel.py",),
 }
@@ -105,7 +110,7 @@ OUTSIDE_CONTRACT = {
         "next_event_tick(): not part of the contract -- only the real-time driver uses it to "
         "sleep until the next due tick (the hashed wheel's own ticks do not)",
     ("*", "__repr__"): "repr() only",
-    ("impl/_wheel_common.py", "check"):
+    ("impl/_wheel_buckets.py", "check"):
         "the bucket array's own check, called only by the wheel's check_invariants() (not part "
         "of the contract: the wheel suite does not call a target's)",
     ("impl/hashed_wheel.py", "_check_structure"):
@@ -138,12 +143,12 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     ("impl/_scheduler_core.py", "_recount", "core/ReplaceComparisonOperator_Eq_GtE",
      "assert len(set(self._heap)) == len(self._heap) >= len(q) and set(q) == set(self._heap), ("):
         "weakens an assertion of check_invariants() that the unmutated code always meets",
-    ("impl/_wheel_common.py", "distance_to_next", "core/ReplaceBinaryOperator_Add_RShift",
+    ("impl/_wheel_buckets.py", "distance_to_next", "core/ReplaceBinaryOperator_Add_RShift",
      "distance = f >> self.size - i"):
         "the same ticks fire, more slowly: a wrapped distance becomes 0, so advance() walks the "
         "empty ticks one by one up to the next bucket (a long stall's cost, which W-COST does "
         "not measure: it times one tick)",
-    ("impl/_wheel_common.py", "distance_to_next", "core/NumberReplacer", "return - 2"):
+    ("impl/_wheel_buckets.py", "distance_to_next", "core/NumberReplacer", "return - 2"):
         "-2 and -1 both mean 'no bucket': every caller tests distance < 0",
     ("impl/hierarchical_wheel.py", "_cascade", "core/ReplaceBinaryOperator_Add_BitOr",
      "while top + 1 < len(self._levels) and k % self._spans[top | 1] == 0:"):

@@ -145,3 +145,33 @@ def test_a_cancel_that_loses_to_the_tick_thread_is_refused_and_one_that_wins_nev
     with pytest.raises(TypeError, match="Ticket"):
         wheel.cancel(object())  # type: ignore[arg-type]
     assert QueuedWheel(10, 4).cancel(late) is False  # another wheel's ticket
+
+
+class InlineExecutor(BoundedExecutor):
+    """Runs each callback at once on the thread that offers it: the tick thread."""
+
+    def offer(self, fn: Any, priority: int = 0) -> bool:
+        fn()
+        return True
+
+
+def test_stop_from_the_tick_thread_is_refused_and_the_timer_stops_from_another() -> None:
+    clock = FakeClock(0)
+    timer = QueuedWheelTimer(10, 8, clock=clock, executor=InlineExecutor(workers=0))
+    errors: list[BaseException] = []
+    ran_on: list[threading.Thread] = []
+
+    def stop_inline() -> None:
+        ran_on.append(threading.current_thread())
+        try:
+            timer.stop()
+        except RuntimeError as exc:
+            errors.append(exc)
+
+    timer.schedule(10, stop_inline)
+    clock.wait_idle()
+    clock.set(10)
+    clock.wait_idle()
+    assert len(ran_on) == 1 and ran_on[0] is not threading.current_thread()
+    assert len(errors) == 1 and "called from the wheel's tick thread" in str(errors[0])
+    assert timer.stop() == []  # from this thread it joins the tick thread and returns
