@@ -11,7 +11,18 @@ counting alone and a timer costs few objects:
   cycle: a dropped wheel, pending timers and all, is freed by reference counting too. A
   handle's bucket follows from its due tick; it is one ``__slots__`` object, the only
   per-timer object besides its seq.
-* ``schedule`` appends the handle to its bucket (O(1)).
+* ``schedule`` appends the handle to one queue, ``_incoming`` (O(1)); the next ``advance``
+  files the whole queue into the buckets (``_admit_incoming``, one pass, before any tick is
+  processed), as Netty's HashedWheelTimer moves its pending timeouts into buckets at the next
+  tick. Why: a schedule into one of 65,536 buckets picked at random misses the cache on that
+  bucket's list, and while many timers are scheduled at once the collector's full passes then
+  walk the new handles in bucket order, i.e. at random in memory; through the queue they walk
+  them in the order they were made, as they do a heap's. The cursor only moves in
+  ``advance``, after the queue is filed, so a queued timer's due tick and rounds (set by
+  ``schedule``) are exact when it is filed, and its seq is above every seq already in a
+  bucket, so the buckets stay in seq order. A timer scheduled through the overridable steps
+  (``_new_timer``: ``schedule_after``, or a subclass that replaces a step) files the queue
+  first and then goes straight to its bucket.
 * ``cancel`` is *lazy* (as asyncio's timer heap): it sets the state and drops the callback
   reference at once (whatever the callback holds is freed then, if nothing else holds it), and
   the handle stays in its bucket as a *cancelled shell* (the handle object and its seq). The
@@ -59,13 +70,13 @@ detached), ``_window_end`` (rule 1's budget), ``_process`` (the subclass's tick 
 written inline on the hot paths; a subclass that overrides one of them is detected at
 construction (``_overrides``) and always goes through its override.
 
-``schedule`` is one Python frame on its default path (rule 2, the handle and the append to a
-level-0 bucket, written out; a hierarchical timer for a level >= 1 adds one call,
-``_place_high``): both wheels keep their single-tick buckets in ``_level0`` (``_size0`` of
-them), the hashed wheel with the rounds, the hierarchical one only for timers less than a
-rotation away (the rest go to a higher level). ``_new_timer`` is the same step through the
-overridable ones; a wheel whose class replaces ``_due_tick_for``, ``_new_timer``, ``_insert``
-or the subclass's placement steps schedules through it.
+``schedule`` is one Python frame on its default path (rule 2, the handle and the append to
+the queue, written out); the subclass's ``_admit`` files the queue with its default placement
+written out: both wheels keep their single-tick buckets in ``_level0`` (``_size0`` of them),
+the hashed wheel with the rounds, the hierarchical one only for timers less than a rotation
+away (the rest go to a higher level through ``_place_high``). ``_new_timer`` is the same step
+through the overridable ones; a wheel whose class replaces ``_due_tick_for``, ``_new_timer``,
+``_insert`` or the subclass's placement steps schedules through it (and never queues).
 """
 
 from __future__ import annotations
@@ -150,6 +161,10 @@ class _WheelBase:
         #: cancelled shells still in a bucket, an upper bound (cancel counts each; a walk that
         #: drops a shell may count it off; ``_compact`` drops them all and resets it to 0)
         self._dead = 0
+        #: timers scheduled since the last advance, in seq order, not yet in a bucket (their
+        #: due tick is set, their bucket and rounds are not): ``schedule`` only appends here
+        #: and ``_admit_incoming`` files them all, before the next tick is processed
+        self._incoming: list[Handle] = []
         self._custom_window = self._overrides(_WheelBase, "_window_end")
         self._init_buckets()
         #: schedule's inlined path (the default rule-2 step and a level-0 insert) applies
@@ -179,6 +194,20 @@ class _WheelBase:
 
     def _insert(self, node: Handle) -> None:  # lock held
         raise NotImplementedError
+
+    def _admit(self, nodes: list[Handle]) -> int:  # lock held
+        """File ``nodes`` (timers the inline ``schedule`` queued, in seq order) into their
+        buckets relative to the cursor, with the default steps; return the cancelled shells
+        dropped on the way."""
+        raise NotImplementedError
+
+    def _admit_incoming(self) -> None:  # lock held
+        """Move the queued timers into their buckets (the cursor has not moved since they
+        were scheduled: only ``advance`` moves it, and it admits first)."""
+        nodes = self._incoming
+        if nodes:
+            self._incoming = []
+            self._dead -= self._admit(nodes)
 
     def _place_high(self, node: Handle, due: int, delta: int) -> None:  # lock held
         """The hierarchical wheel's default placement on a level >= 1 (schedule's path)."""
@@ -238,22 +267,11 @@ class _WheelBase:
             node._deadline = deadline
             node._callback = callback
             node._due = due
+            # the hashed wheel's rotations left (rule 2's note); the cursor stays until admitted
+            node._rounds = (due - cursor) // self._size0 if self._keeps_rounds else 0
             self._next_seq = seq + 1
             self._pending += 1
-            size = self._size0
-            node._rounds = rounds = (due - cursor) // size
-            if rounds and not self._keeps_rounds:  # a higher level of the hierarchical wheel
-                node._rounds = 0
-                self._place_high(node, due, due - cursor)
-                return node
-            index = due % size  # _BucketArray.append on level 0
-            level0 = self._level0
-            bucket = level0.lists[index]
-            if bucket is None:
-                level0.lists[index] = [node]
-                level0.occ[index] = 1
-            else:
-                bucket.append(node)
+            self._incoming.append(node)  # into a bucket at the next advance (_admit_incoming)
             return node
 
     def schedule_after(self, delay: int, callback: Callback) -> Handle:
@@ -277,6 +295,7 @@ class _WheelBase:
                               self._due_tick_for(deadline))
         self._next_seq += 1
         self._pending += 1
+        self._admit_incoming()  # the timers queued before it go first: buckets stay in seq order
         self._insert(node)  # sets the rounds and links it
         return node
 
@@ -311,6 +330,8 @@ class _WheelBase:
             if self._max_catchup_ticks is not None or self._custom_window:
                 last = self._window_end(last)
             if last >= self._cursor:
+                if self._incoming:
+                    self._admit_incoming()
                 self._cursor = self._process(self._cursor, last, fired)
                 if self._dead > self._pending and self._dead > _MIN_SHELLS:
                     self._compact()  # timers fired, shells stayed: over half are shells
@@ -330,7 +351,10 @@ class _WheelBase:
         """A lower bound of the next tick at which a pending timer may fire (None: no timers).
         Not part of the contract: the real-time driver sleeps until it."""
         with self._lock:
-            return self._next_event(self._cursor) if self._pending else None
+            if not self._pending:
+                return None
+            self._admit_incoming()
+            return self._next_event(self._cursor)
 
     def _next_event(self, k: int) -> int | None:  # lock held
         raise NotImplementedError
@@ -381,12 +405,15 @@ class _WheelBase:
         outnumber the pending timers, so O(1) amortized per cancel."""
         for array in self._arrays():
             array.compact()
+        self._incoming = [node for node in self._incoming if node._callback is not None]
         self._dead = 0
 
     def _linked(self) -> list[Handle]:  # lock held
-        """Every linked (pending) timer, in no particular order."""
-        return [node for array in self._arrays() for bucket in array.occupied()
-                for node in bucket if node._callback is not None]
+        """Every pending timer (in a bucket or queued for admission), in no particular
+        order."""
+        buckets = [bucket for array in self._arrays() for bucket in array.occupied()]
+        buckets.append(self._incoming)
+        return [node for bucket in buckets for node in bucket if node._callback is not None]
 
     def snapshot(self) -> tuple[Any, ...]:
         """The observable state as a hashable tuple: options, cursor, last now, next seq,
@@ -439,10 +466,18 @@ class _WheelBase:
                 f"cursor {self._cursor} is past now//tick + 1"
             )
             linked = self._check_structure()
-            assert linked == self._pending, (
-                f"pending() says {self._pending} but {linked} timers are linked"
+            queued = [node for node in self._incoming if node._callback is not None]
+            for node in queued:
+                self._check_queued(node)
+            assert [n._seq for n in self._incoming] == sorted(n._seq for n in self._incoming), (
+                "the timers queued for a bucket are out of seq order"
             )
-            shells = sum(array.check()[1] for array in self._arrays())
+            assert linked + len(queued) == self._pending, (
+                f"pending() says {self._pending} but {linked + len(queued)} timers are linked "
+                f"({len(queued)} of them queued for a bucket)"
+            )
+            shells = (sum(array.check()[1] for array in self._arrays())
+                      + len(self._incoming) - len(queued))
             assert shells <= self._dead, (
                 f"{shells} cancelled shells are in the buckets but only {self._dead} counted"
             )
@@ -450,6 +485,10 @@ class _WheelBase:
                 f"{self._dead} shells counted for {self._pending} pending timers: a compaction "
                 "was due"
             )
+
+    def _check_queued(self, node: Handle) -> None:
+        """A pending timer queued for a bucket (the subclass adds its rounds check)."""
+        self._check_node(node)
 
     def _check_node(self, node: Handle) -> None:
         assert node._owner is self._token and node._callback is not None, (

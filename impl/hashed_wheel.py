@@ -21,11 +21,12 @@ safe (a cancel between the take and the walk only sets the state); the race argu
 ``_wheel_common``, and the race zoo's ``CancelNoRecheckWheel`` walks outside the lock without
 it.
 
-Costs against "Costs": ``schedule``/``cancel`` O(1) (an append / a state change through the
-handle, plus the amortized O(1) compaction; the occupancy byte flips when a bucket gets its
-first timer). A processed tick O(1 + its bucket, cancelled shells included). An ``advance``
-over T ticks jumps from one non-empty bucket to the next with the occupancy map
-(``bytearray.find``, a C memchr), so it costs O(non-empty buckets visited + timers fired) plus
+Costs against "Costs": ``schedule``/``cancel`` O(1) (an append to the queue the next
+``advance`` files, ``_admit``: O(1) per timer there; a state change through the handle, plus
+the amortized O(1) compaction; the occupancy byte flips when a bucket gets its first timer).
+A processed tick O(1 + its bucket, cancelled shells included). An ``advance`` over T ticks
+jumps from one non-empty bucket to the next with the occupancy map (``bytearray.find``, a C
+memchr), so it costs O(non-empty buckets visited + timers fired) plus
 a memchr over the skipped bytes (~1 us for 65,536 buckets), not O(T) Python steps; an
 ``advance`` of one tick (a driver keeping up) reads one occupancy byte and returns. A timer
 many rotations away is visited once per rotation (that is what rounds are) while the wheel
@@ -71,6 +72,25 @@ class HashedTimingWheel(_WheelBase):
     def _insert(self, node: Handle) -> None:
         node._rounds = self._rounds_for(node._due)
         self._buckets.append(node._due % self._wheel_size, node)
+
+    def _admit(self, nodes: list[Handle]) -> int:
+        """``_insert`` for each of ``nodes`` with the default steps written out (one pass, no
+        call per node); cancelled shells are dropped and counted."""
+        size = self._wheel_size
+        lists, occ = self._buckets.lists, self._buckets.occ
+        dead = 0
+        for node in nodes:
+            if node._callback is None:
+                dead += 1
+                continue
+            index = node._due % size  # its rounds were set by schedule, at this cursor
+            bucket = lists[index]
+            if bucket is None:
+                lists[index] = [node]
+                occ[index] = 1
+            else:
+                bucket.append(node)
+        return dead
 
     def _process(self, first: int, last: int, out: list[Handle]) -> int:
         """Visit the non-empty buckets of ticks first..last in order (bitmap skip), jumping
@@ -143,6 +163,16 @@ class HashedTimingWheel(_WheelBase):
             buckets.occ[index] = 1
         self._pending -= len(out) - fired
 
+    def _check_queued(self, node: Handle) -> None:
+        self._check_node(node)
+        self._check_rounds(node)
+
+    def _check_rounds(self, node: Handle) -> None:
+        assert node._rounds == (node._due - self._cursor) // self._wheel_size, (
+            f"{node!r} has rounds {node._rounds}, expected "
+            f"{(node._due - self._cursor) // self._wheel_size} at cursor {self._cursor}"
+        )
+
     def _arrays(self) -> list[_BucketArray]:
         return [self._buckets]
 
@@ -155,10 +185,7 @@ class HashedTimingWheel(_WheelBase):
                 assert node._due % self._wheel_size == index, (
                     f"{node!r} is in bucket {index}, expected {node._due % self._wheel_size}"
                 )
-                assert node._rounds == (node._due - self._cursor) // self._wheel_size, (
-                    f"{node!r} has rounds {node._rounds}, expected "
-                    f"{(node._due - self._cursor) // self._wheel_size} at cursor {self._cursor}"
-                )
+                self._check_rounds(node)
                 assert node._seq > previous, f"bucket {index} is out of seq order at {node!r}"
                 previous = node._seq
         return linked

@@ -21,8 +21,9 @@ node in it is due at ``k``. Cascading appends
 older timers behind newer ones, so the tick's fired nodes are sorted by seq (timsort: O(n) when
 already ordered) -- ties fire in schedule order even after a cascade (rule 3).
 
-Costs. ``schedule``/``cancel`` O(1) (level choice is O(levels) = O(log_B delay); cancel is a
-state change, plus the amortized O(1) compaction). A tick costs O(1 + its bucket + the nodes
+Costs. ``schedule``/``cancel`` O(1) (an append to the queue the next ``advance`` files,
+``_admit``, where the level choice is O(levels) = O(log_B delay); cancel is a state change,
+plus the amortized O(1) compaction). A tick costs O(1 + its bucket + the nodes
 cascaded at it, cancelled shells included); each timer is cascaded at most once per level, so
 a timer costs O(levels) over its life instead of the hashed wheel's O(delay / W) visits.
 Finding the next event probes every level, O(levels) = O(log_B of the longest pending delay):
@@ -127,6 +128,35 @@ class HierarchicalTimingWheel(_WheelBase):
             k = event + 1
         return last + 1
 
+    def _place_all(self, nodes: list[Handle], cursor: int) -> int:
+        """``_still_live`` and ``_place(node, cursor)`` for each of ``nodes`` with the default
+        steps written out (one pass, no call per node but a higher level's append); return
+        the cancelled shells dropped. A cascade re-places a slot's nodes, ``_admit`` the
+        timers ``schedule`` queued."""
+        base = self._base
+        lists0, occ0 = self._levels[0].lists, self._levels[0].occ
+        dead = 0
+        for node in nodes:
+            if node._callback is None:  # a cancelled shell, dropped here
+                dead += 1
+                continue
+            due = node._due
+            delta = due - cursor
+            if delta < base:
+                i = due % base
+                bucket = lists0[i]
+                if bucket is None:
+                    lists0[i] = [node]
+                    occ0[i] = 1
+                else:
+                    bucket.append(node)
+            else:
+                self._place_high(node, due, delta)
+        return dead
+
+    def _admit(self, nodes: list[Handle]) -> int:
+        return self._place_all(nodes, self._cursor)
+
     def _cascade(self, k: int) -> None:
         top = 0
         levels, spans, base = self._levels, self._spans, self._base
@@ -143,27 +173,7 @@ class HierarchicalTimingWheel(_WheelBase):
                     if self._still_live(node):
                         place(node, k)
                 continue
-            # _still_live and _place with the default steps, written out (one pass, no call
-            # per node): a node lands on a lower level, so no level is added here
-            lists0, occ0 = levels[0].lists, levels[0].occ
-            dead = 0
-            for node in array.take(index):
-                if node._callback is None:  # a cancelled shell, dropped here
-                    dead += 1
-                    continue
-                due = node._due
-                delta = due - k
-                if delta < base:
-                    i = due % base
-                    bucket = lists0[i]
-                    if bucket is None:
-                        lists0[i] = [node]
-                        occ0[i] = 1
-                    else:
-                        bucket.append(node)
-                else:
-                    self._place_high(node, due, delta)
-            self._dead -= dead
+            self._dead -= self._place_all(array.take(index), k)
 
     def _process_tick(self, k: int, out: list[Handle]) -> None:
         if k % self._base == 0:  # only then can a slot of a level >= 1 start
@@ -181,6 +191,10 @@ class HierarchicalTimingWheel(_WheelBase):
             node._owner = None  # fired: rule 3, marked before any callback runs (_fire)
         out.extend(due)
         self._pending -= len(due)
+
+    def _check_queued(self, node: Handle) -> None:
+        self._check_node(node)
+        assert node._rounds == 0, f"{node!r} has rounds in a hierarchical wheel"
 
     def _arrays(self) -> list[_BucketArray]:
         return self._levels

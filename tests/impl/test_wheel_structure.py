@@ -111,6 +111,7 @@ def test_a_long_stall_over_few_far_timers_touches_few_nodes(cls: Any) -> None:
 def test_hierarchical_long_delays_use_few_levels_and_no_rounds() -> None:
     w = HierarchicalTimingWheel(1, 64)
     h = w.schedule(10**9, noop)
+    assert w.advance(0) == []  # files it (schedule only queues it)
     assert len(w._levels) == 5  # 64**5 > 10**9 >= 64**4
     assert h.rounds == 0
     w.check_invariants()
@@ -127,6 +128,7 @@ def test_hierarchical_with_one_bucket_uses_two_per_level() -> None:
 def test_hierarchical_check_invariants_catches_a_node_in_the_wrong_bucket() -> None:
     w = HierarchicalTimingWheel(1, 4)
     h = w.schedule(2, noop)
+    assert w.advance(0) == []  # files it in its bucket (schedule only queues it)
     h._due = 3
     with pytest.raises(AssertionError, match="wrong bucket"):
         w.check_invariants()
@@ -234,6 +236,7 @@ def test_still_live_is_the_recheck_a_detached_walk_uses() -> None:
 def test_hierarchical_drops_empty_top_levels_after_a_huge_timer_goes() -> None:
     w = HierarchicalTimingWheel(1, 2)
     huge = w.schedule(10**30, noop)
+    assert w.advance(0) == []  # files it (schedule only queues it)
     assert len(w._levels) == 100  # 2**100 > 10**30 >= 2**99
     assert w.cancel(huge)
     w.schedule(5, noop)
@@ -292,8 +295,9 @@ def test_a_dropped_wheel_with_pending_timers_is_freed_without_the_cyclic_collect
 
 
 def _entries(wheel: Any) -> int:
-    """Every handle in the wheel's buckets, cancelled shells included."""
-    return sum(len(bucket) for array in wheel._arrays() for bucket in array.occupied())
+    """Every handle the wheel holds (in its buckets or queued for one), shells included."""
+    return len(wheel._incoming) + sum(len(bucket) for array in wheel._arrays()
+                                      for bucket in array.occupied())
 
 
 class Payload:
@@ -352,3 +356,22 @@ def test_check_invariants_catches_uncounted_shells() -> None:
     w._dead = 0
     with pytest.raises(AssertionError, match="1 cancelled shells are in the buckets but only 0"):
         w.check_invariants()
+
+
+@pytest.mark.parametrize("cls", WHEELS, ids=IDS)
+def test_schedule_only_queues_and_the_next_advance_files_in_seq_order(cls: Any) -> None:
+    """``schedule`` appends to one queue and touches no bucket; a timer that takes the long
+    way (``schedule_after``) files the queue first, so every bucket stays in seq order."""
+    w = cls(1, 8)
+    a = w.schedule(3, noop)
+    far = w.schedule(100, noop)  # a later rotation / a higher level
+    assert w._incoming == [a, far] and _entries(w) == 2
+    assert all(bucket is None for array in w._arrays() for bucket in array.lists)
+    b = w.schedule_after(3, noop)  # files a and far first
+    c = w.schedule(3, noop)
+    assert w._incoming == [c]
+    w.check_invariants()
+    assert w.advance(3) == [a, b, c]  # ties in seq order
+    assert w._incoming == [] and w.pending() == 1
+    assert w.advance(100) == [far]
+    w.check_invariants()
