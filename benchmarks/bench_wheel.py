@@ -25,6 +25,10 @@ Then the cost of ONE tick of the wheels with 1,000,000 timers parked in another 
 same with 1,000 (target <= 1.2): the best per-tick time over several rotations of the ticks
 that do not visit the parked bucket, the two wheels alternating rotation by rotation.
 
+Under each table, where the time went: the CPU seconds of each phase of the same timed run
+(schedule, cancel, advance), the part of them spent in the cyclic collector (``gc.callbacks``)
+and its full passes.
+
 Ratios are "baseline seconds / this structure's seconds" (> 1: faster than the baseline).
 The garbage collector is ON while timing, as in every real program, for every structure alike
 (each run starts from a ``gc.collect()``). ``--no-gc`` adds a column timed with the collector
@@ -161,7 +165,8 @@ def workload(n: int, fraction: float, seed: int = 42) -> tuple[list[int], list[i
     return delays, order[: int(n * fraction)]
 
 
-def timed(fn: Callable[..., int], *args: Any, collector: bool = True) -> tuple[float, int]:
+def timed(fn: Callable[..., int], *args: Any, collector: bool = True,
+          **kwargs: Any) -> tuple[float, int]:
     """CPU seconds of ``fn(*args)`` (``time.process_time``: other processes on a shared
     machine inflate wall time, not ours) from a fresh ``gc.collect()``; the collector stays
     on unless ``collector`` is False (the ``--no-gc`` column)."""
@@ -170,21 +175,62 @@ def timed(fn: Callable[..., int], *args: Any, collector: bool = True) -> tuple[f
         gc.disable()
     try:
         start = time.process_time()
-        fired = fn(*args)
+        fired = fn(*args, **kwargs)
         return time.process_time() - start, fired
     finally:
         gc.enable()
 
 
-def run_structure(make: Callable[[], Any], delays: list[int], cancels: list[int]) -> int:
-    timers = make()
-    handles = [timers.schedule(d, _cb) for d in delays]
-    for i in cancels:
-        timers.cancel(handles[i])
-    fired = 0
-    advance = timers.advance
-    for now in range(1, SPAN + 1):
-        fired += len(advance(now))
+class CollectorClock:
+    """CPU seconds spent in the cyclic collector (``gc.callbacks``), and its passes."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.passes = 0
+        self.full = 0
+        self._started = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.process_time()
+        else:
+            self.seconds += time.process_time() - self._started
+            self.passes += 1
+            self.full += info["generation"] == 2
+
+    def __enter__(self) -> CollectorClock:
+        gc.callbacks.append(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        gc.callbacks.remove(self)
+
+
+#: a phase of run_structure: (name, CPU seconds, collector seconds, full collector passes)
+Phase = tuple[str, float, float, int]
+
+
+def run_structure(make: Callable[[], Any], delays: list[int], cancels: list[int],
+                  phases: list[Phase] | None = None) -> int:
+    """Schedule every timer, cancel ``cancels``, advance tick by tick; the timers fired.
+    With ``phases``, appends each phase's CPU and collector seconds (marks between phases)."""
+    with CollectorClock() as collector:
+        marks = [(time.process_time(), collector.seconds, collector.full)]
+        timers = make()
+        handles = [timers.schedule(d, _cb) for d in delays]
+        marks.append((time.process_time(), collector.seconds, collector.full))
+        for i in cancels:
+            timers.cancel(handles[i])
+        marks.append((time.process_time(), collector.seconds, collector.full))
+        fired = 0
+        advance = timers.advance
+        for now in range(1, SPAN + 1):
+            fired += len(advance(now))
+        marks.append((time.process_time(), collector.seconds, collector.full))
+    if phases is not None:
+        for name, (t0, g0, f0), (t1, g1, f1) in zip(("schedule", "cancel", "advance"), marks,
+                                                    marks[1:]):
+            phases.append((name, t1 - t0, g1 - g0, f1 - f0))
     return fired
 
 
@@ -275,8 +321,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n{int(fraction * 100)}% cancelled ({expected:,} fire)")
         baseline = None
         baseline_off = None
+        breakdown: dict[str, list[Phase]] = {}
         for name, make in structures:
-            seconds, fired = timed(run_structure, make, delays, cancels)
+            breakdown[name] = []
+            seconds, fired = timed(run_structure, make, delays, cancels,
+                                   phases=breakdown[name])
             assert fired == expected, (name, fired, expected)
             baseline = baseline or seconds
             line = (f"  {name:<14} {seconds:8.2f} s   x{baseline / seconds:5.2f} vs baseline   "
@@ -287,6 +336,11 @@ def main(argv: list[str] | None = None) -> int:
                 baseline_off = baseline_off or off
                 line += f"   | gc off {off:6.2f} s x{baseline_off / off:5.2f}"
             print(line)
+        print("  where the time went (CPU s, of which in the cyclic collector; full passes):")
+        for name, phases in breakdown.items():
+            print(f"    {name:<14} " + "   ".join(
+                f"{phase} {cpu:5.2f} (gc {in_gc:4.2f}, {full} full)"
+                for phase, cpu, in_gc, full in phases))
         small = n // 10
         sd, sc = workload(small, fraction)
         heap_small, _ = timed(run_structure, ObjectHeapTimers, sd, sc)

@@ -105,8 +105,10 @@ class Executor(Protocol):
 
 LockLike = AbstractContextManager[Any]
 
-#: compaction never runs for fewer shells than this (asyncio's _MIN_SCHEDULED_TIMER_HANDLES)
-_MIN_SHELLS = 100
+#: compaction never runs for this many shells or fewer: enough that a wheel holding a handful
+#: of timers does not compact at every cancel, few enough that the suites' short programs
+#: reach the compaction (asyncio's heap uses 100, _MIN_SCHEDULED_TIMER_HANDLES)
+_MIN_SHELLS = 8
 
 
 
