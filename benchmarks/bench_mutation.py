@@ -163,6 +163,11 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "the same ticks fire, more slowly: a wrapped distance becomes 0, so advance() walks the "
         "empty ticks one by one up to the next bucket (a long stall's cost, which W-COST does "
         "not measure: it times one tick)",
+    ("impl/_wheel_buckets.py", "distance_to_next", "core/ReplaceBinaryOperator_Sub_RShift",
+     "distance = f + self.size >> i"):
+        "the same ticks fire, more slowly: (f + size) >> i never exceeds the wrapped distance "
+        "f + size - i, and every bucket it lands short on is empty, so advance() walks empty "
+        "ticks up to the next bucket (a long stall's cost, which W-COST does not measure)",
     ("impl/_wheel_buckets.py", "distance_to_next", "core/NumberReplacer", "return - 2"):
         "-2 and -1 both mean 'no bucket': every caller tests distance < 0",
     ("impl/hierarchical_wheel.py", "_cascade", "core/ReplaceBinaryOperator_Add_BitOr",
@@ -194,6 +199,21 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "timer's rounds to an earlier resume tick re-walks ticks before the cursor, where "
         "nothing is due (each node's rounds are recomputed for the resume tick): the same ticks "
         "fire",
+    ("impl/_wheel_common.py", "__init__", "core/ReplaceOrWithAnd",
+     'self._inline = not (replaced and self._overrides(_WheelBase, "_due_tick_for", '
+     '"_new_timer"))'):
+        "decides the path only for a subclass that replaces a step (the zoo's mutants): the "
+        "bundled classes replace none, so both forms pick the inlined path",
+    ("impl/_wheel_common.py", "advance", "core/ReplaceComparisonOperator_Gt_IsNot",
+     "if self._dead > self._pending and self._dead is not _MIN_SHELLS:"):
+        "compacts also with few shells (more often, O(entries) each): the same timers fire",
+    ("impl/hierarchical_wheel.py", "_place", "core/AddNot",
+     "if not self._plain_place and due - cursor < self._base:  # level 0 (the cascades' hot "
+     "path)"):
+        "the general placement computes the same level-0 bucket (level 0, slot due // 1)",
+    ("impl/_wheel_common.py", "cancel", "core/ReplaceComparisonOperator_IsNot_NotEq",
+     "if handle._owner != self._token or handle._callback is None:"):
+        "a wheel's token is a plain object(), whose `!=` is identity: `is not` and `!=` agree",
 }
 #: Lines where every mutation is equivalent, for the reason given: (file, function, mutated
 #: line as in the original, stripped) -> why.

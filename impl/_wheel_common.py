@@ -108,7 +108,7 @@ LockLike = AbstractContextManager[Any]
 #: compaction never runs for this many shells or fewer: enough that a wheel holding a handful
 #: of timers does not compact at every cancel, few enough that the suites' short programs
 #: reach the compaction (asyncio's heap uses 100, _MIN_SCHEDULED_TIMER_HANDLES)
-_MIN_SHELLS = 8
+_MIN_SHELLS = 2
 
 
 

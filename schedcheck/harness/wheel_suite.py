@@ -255,14 +255,22 @@ class WheelMachine(AdvanceRules, WheelCancels):
 
     # ---------------------------------------------------------------- cancel
     @precondition(lambda self: self.support.caps.cancel != "missing")
-    @rule(i=st.integers(0, 200), which=st.sampled_from(("handle",) * 5 + ("foreign", "object")))
+    @rule(i=st.integers(0, 200),
+          which=st.sampled_from(("handle",) * 3 + ("pending",) * 3 + ("foreign", "object")))
     def cancel(self, i: int, which: str) -> None:
-        """cancel() of a timer (before, at or after its due tick, again), of another wheel's
-        handle or of a non-handle (``wheel_cancel``)."""
+        """cancel() of a timer (any: before, at or after its due tick, again; or one still
+        pending, so that a program cancels often enough to reach a wheel's cleanup of
+        cancelled timers), of another wheel's handle or of a non-handle (``wheel_cancel``)."""
         caps = self.support.caps
         if which == "foreign" and caps.handles != "checked":
             which = "handle"  # a handle that cancels itself: another wheel's is not ours
         if which == "object" and not caps.validates_args:
+            which = "handle"
+        if which == "pending":
+            pending = self.ledger.live()
+            if pending:
+                self.cancel_timer(pending[i % len(pending)])
+                return
             which = "handle"
         if which != "handle":
             self.cancel_other(which)
