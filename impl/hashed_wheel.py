@@ -84,7 +84,7 @@ class HashedTimingWheel(_WheelBase):
                 dead += 1
                 continue
             index = node._due % size  # its rounds were set by schedule, at this cursor
-            bucket = lists[index]
+            bucket = lists[index]  # _BucketArray.append, written out (as in the cascade)
             if bucket is None:
                 lists[index] = [node]
                 occ[index] = 1
