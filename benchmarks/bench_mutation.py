@@ -215,8 +215,8 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
      "if handle._owner != self._token or handle._callback is None:"):
         "a wheel's token is a plain object(), whose `!=` is identity: `is not` and `!=` agree",
 }
-#: Lines where every mutation is equivalent, for the reason given: (file, function, mutated
-#: line as in the original, stripped) -> why.
+#: Branches no call can reach, so every mutation inside them is equivalent: (file, function)
+#: -> (the branch's opening line, stripped; why).
 UNREACHABLE: dict[tuple[str, str], tuple[str, str]] = {
     ("impl/_scheduler_core.py", "_unlink_all"): (
         "if not gen[d]:",

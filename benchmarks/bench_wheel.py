@@ -215,18 +215,23 @@ def run_structure(make: Callable[[], Any], delays: list[int], cancels: list[int]
     """Schedule every timer, cancel ``cancels``, advance tick by tick; the timers fired.
     With ``phases``, appends each phase's CPU and collector seconds (marks between phases)."""
     with CollectorClock() as collector:
-        marks = [(time.process_time(), collector.seconds, collector.full)]
+        marks: list[tuple[float, float, int]] = []
+
+        def mark() -> None:
+            marks.append((time.process_time(), collector.seconds, collector.full))
+
+        mark()
         timers = make()
         handles = [timers.schedule(d, _cb) for d in delays]
-        marks.append((time.process_time(), collector.seconds, collector.full))
+        mark()
         for i in cancels:
             timers.cancel(handles[i])
-        marks.append((time.process_time(), collector.seconds, collector.full))
+        mark()
         fired = 0
         advance = timers.advance
         for now in range(1, SPAN + 1):
             fired += len(advance(now))
-        marks.append((time.process_time(), collector.seconds, collector.full))
+        mark()
     if phases is not None:
         for name, (t0, g0, f0), (t1, g1, f1) in zip(("schedule", "cancel", "advance"), marks,
                                                     marks[1:]):

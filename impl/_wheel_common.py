@@ -72,9 +72,9 @@ construction (``_overrides``) and always goes through its override.
 
 ``schedule`` is one Python frame on its default path (rule 2, the handle and the append to
 the queue, written out); the subclass's ``_admit`` files the queue with its default placement
-written out: both wheels keep their single-tick buckets in ``_level0`` (``_size0`` of them),
-the hashed wheel with the rounds, the hierarchical one only for timers less than a rotation
-away (the rest go to a higher level through ``_place_high``). ``_new_timer`` is the same step
+written out: the hashed wheel into its one bucket array (the rounds were set by ``schedule``),
+the hierarchical one into level 0 for timers less than a rotation away and through
+``_place_high`` into a higher level for the rest. ``_new_timer`` is the same step
 through the overridable ones; a wheel whose class replaces ``_due_tick_for``, ``_new_timer``,
 ``_insert`` or the subclass's placement steps schedules through it (and never queues).
 """
@@ -164,13 +164,15 @@ class _WheelBase:
         #: drops a shell may count it off; ``_compact`` drops them all and resets it to 0)
         self._dead = 0
         #: timers scheduled since the last advance, in seq order, not yet in a bucket (their
-        #: due tick is set, their bucket and rounds are not): ``schedule`` only appends here
-        #: and ``_admit_incoming`` files them all, before the next tick is processed
+        #: due tick and rounds are set, for the cursor that is still current):
+        #: ``schedule`` only appends here and ``_admit_incoming`` files them all, before the
+        #: next tick is processed
         self._incoming: list[Handle] = []
         self._custom_window = self._overrides(_WheelBase, "_window_end")
         self._init_buckets()
-        #: schedule's inlined path (the default rule-2 step and a level-0 insert) applies
-        #: unless a subclass replaces one of the steps it stands for
+        #: schedule's inlined path (the default rule-2 step, then the queue that ``_admit``
+        #: files with the default placement) applies unless a subclass replaces one of the
+        #: steps it stands for
         replaced = self._detect_overrides()
         self._inline = not (replaced or self._overrides(_WheelBase, "_due_tick_for", "_new_timer"))
 
@@ -181,10 +183,9 @@ class _WheelBase:
 
     # -- hooks for subclasses ----------------------------------------------------------------
 
-    #: whether level 0 keeps timers a rotation or more away (with rounds): the hashed wheel
+    #: whether a timer counts the rotations it waits (``_rounds``, set by ``schedule``): the
+    #: hashed wheel; the hierarchical one has levels instead
     _keeps_rounds = True
-    _level0: _BucketArray  #: the buckets of single ticks (set by ``_init_buckets``)
-    _size0: int  #: their number: a timer due at ``d`` goes to bucket ``d % _size0`` there
 
     def _init_buckets(self) -> None:
         raise NotImplementedError
@@ -212,7 +213,8 @@ class _WheelBase:
             self._dead -= self._admit(nodes)
 
     def _place_high(self, node: Handle, due: int, delta: int) -> None:  # lock held
-        """The hierarchical wheel's default placement on a level >= 1 (schedule's path)."""
+        """The hierarchical wheel's default placement on a level >= 1 (the path of its
+        ``_admit`` and its cascades)."""
         raise NotImplementedError
 
     def _process(self, first: int, last: int, out: list[Handle]) -> int:  # lock held
@@ -270,7 +272,7 @@ class _WheelBase:
             node._callback = callback
             node._due = due
             # the hashed wheel's rotations left (rule 2's note); the cursor stays until admitted
-            node._rounds = (due - cursor) // self._size0 if self._keeps_rounds else 0
+            node._rounds = (due - cursor) // self._wheel_size if self._keeps_rounds else 0
             self._next_seq = seq + 1
             self._pending += 1
             self._incoming.append(node)  # into a bucket at the next advance (_admit_incoming)
@@ -332,8 +334,7 @@ class _WheelBase:
             if self._max_catchup_ticks is not None or self._custom_window:
                 last = self._window_end(last)
             if last >= self._cursor:
-                if self._incoming:
-                    self._admit_incoming()
+                self._admit_incoming()
                 self._cursor = self._process(self._cursor, last, fired)
                 if self._dead > self._pending and self._dead > _MIN_SHELLS:
                     self._compact()  # timers fired, shells stayed: over half are shells

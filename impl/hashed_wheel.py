@@ -57,8 +57,7 @@ class HashedTimingWheel(_WheelBase):
     max_pending=None, executor=None, lock_factory=threading.Lock)``."""
 
     def _init_buckets(self) -> None:
-        self._buckets = self._level0 = _BucketArray(self._wheel_size)
-        self._size0 = self._wheel_size
+        self._buckets = _BucketArray(self._wheel_size)
 
     def _detect_overrides(self) -> bool:
         #: the default re-check is inlined unless a subclass replaces it

@@ -54,9 +54,8 @@ class HierarchicalTimingWheel(_WheelBase):
     _keeps_rounds = False  # levels instead of rounds
 
     def _init_buckets(self) -> None:
-        self._base = self._size0 = max(2, self._wheel_size)
+        self._base = max(2, self._wheel_size)
         self._levels: list[_BucketArray] = [_BucketArray(self._base)]
-        self._level0 = self._levels[0]
         self._spans: list[int] = [1]  #: _spans[l] == B ** l
 
     def _detect_overrides(self) -> bool:
@@ -78,7 +77,7 @@ class HierarchicalTimingWheel(_WheelBase):
     def _place(self, node: Handle, cursor: int) -> None:
         due = node._due
         if self._plain_place and due - cursor < self._base:  # level 0 (the cascades' hot path)
-            self._level0.append(due % self._base, node)
+            self._levels[0].append(due % self._base, node)
             return
         level = self._level_for(due - cursor)
         self._levels[level].append((due // self._spans[level]) % self._base, node)

@@ -126,7 +126,7 @@ def test_scan_all_timers_touches_every_timer_on_every_tick(base: Any, expected: 
     class Counting(base):  # type: ignore[misc,valid-type]
         def _init_buckets(self) -> None:
             super()._init_buckets()
-            self._buckets = self._level0 = CountingArray(self._wheel_size)
+            self._buckets = CountingArray(self._wheel_size)
 
     w = Counting(1, 8, start=1)
     for _ in range(100):

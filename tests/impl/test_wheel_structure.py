@@ -40,9 +40,8 @@ def counting(cls: Any) -> Any:
             super()._init_buckets()
             if hasattr(self, "_levels"):
                 self._levels = [CountingArray(self._base)]
-                self._level0 = self._levels[0]
             else:
-                self._buckets = self._level0 = CountingArray(self._wheel_size)
+                self._buckets = CountingArray(self._wheel_size)
 
         def _level_for(self, delta: int) -> int:  # new levels count too
             level = super()._level_for(delta)
