@@ -18,6 +18,16 @@ structure is timed from the first schedule to the last fire (schedule + cancel +
                        ``heapify``: O(n)); with cancellations, the cancel cost is measured on
                        200 cancels and extrapolated (printed as such).
 
+Under each table, two *floors* bound what any pure-Python structure can reach on this workload:
+they schedule and cancel like the others but fire nothing (their ``advance`` does no work), so
+"baseline seconds / floor seconds" is the most a structure of that kind could show here:
+
+* ``floor``             -- ``schedule`` makes a two-field handle (deadline, callback) and keeps
+                           it in a list; ``cancel`` drops the callback: no lock, no order;
+* ``floor, lock+fields``-- the same with what a wheel's handle must carry besides (its owner,
+                           seq, due tick and rounds) and one ``threading.Lock`` around each call,
+                           as a thread-safe wheel takes.
+
 Next to each time: the peak memory per timer, from ``tracemalloc`` over a separate run of the
 same workload (50% cancelled; tracemalloc slows every allocation, so it is never the timed run).
 
@@ -44,6 +54,7 @@ import heapq
 import random
 import sched
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -152,6 +163,79 @@ class TupleHeapTimers:
                 continue
             out.append(h)
         return out
+
+
+# ------------------------------------------------------------------------------ floors
+
+_new = object.__new__
+
+
+class _BareHandle:
+    __slots__ = ("callback", "deadline")
+
+
+class _WheelShapedHandle:
+    __slots__ = ("callback", "deadline", "due", "owner", "rounds", "seq")
+
+
+class FloorTimers:
+    """Not a timer structure: the least one that returns a handle object must do. ``schedule``
+    makes the handle and keeps it, ``cancel`` drops its callback, nothing ever fires."""
+
+    def __init__(self) -> None:
+        self.kept: list[_BareHandle] = []
+
+    def schedule(self, when: int, callback: Callable[[], None]) -> _BareHandle:
+        h = _new(_BareHandle)
+        h.deadline = when
+        h.callback = callback
+        self.kept.append(h)
+        return h
+
+    def cancel(self, h: _BareHandle) -> bool:
+        if h.callback is None:
+            return False
+        h.callback = None
+        return True
+
+    def advance(self, now: int) -> tuple[()]:
+        return ()
+
+
+class LockedFloorTimers(FloorTimers):
+    """``FloorTimers`` with a thread-safe wheel's costs: one lock around every call, and the
+    handle fields a wheel needs besides deadline and callback (owner, seq, due tick, rounds)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lock = threading.Lock()
+        self.token = object()
+        self.seq = 0
+
+    def schedule(self, when: int, callback: Callable[[], None]) -> _WheelShapedHandle:
+        with self.lock:
+            h = _new(_WheelShapedHandle)
+            h.owner = self.token
+            h.seq = self.seq
+            h.deadline = h.due = when
+            h.callback = callback
+            h.rounds = 0
+            self.seq += 1
+            self.kept.append(h)  # type: ignore[arg-type]
+            return h
+
+    def cancel(self, h: Any) -> bool:
+        with self.lock:
+            if h.owner is not self.token or h.callback is None:
+                return False
+            h.callback = None
+            return True
+
+
+FLOORS: list[tuple[str, Callable[[], Any]]] = [
+    ("floor", FloorTimers),
+    ("floor, lock+fields", LockedFloorTimers),
+]
 
 
 # ------------------------------------------------------------------------------ the runs
@@ -341,6 +425,11 @@ def main(argv: list[str] | None = None) -> int:
                 baseline_off = baseline_off or off
                 line += f"   | gc off {off:6.2f} s x{baseline_off / off:5.2f}"
             print(line)
+        print("  floors (schedule + cancel, nothing fires): the most any such structure could "
+              "show here")
+        for name, make in FLOORS:
+            seconds, _ = timed(run_structure, make, delays, cancels)
+            print(f"    {name:<20} {seconds:6.2f} s   at most x{baseline / seconds:5.2f}")
         print("  where the time went (CPU s, of which in the cyclic collector; full passes):")
         for name, phases in breakdown.items():
             print(f"    {name:<14} " + "   ".join(
