@@ -66,7 +66,6 @@ class SchedulerCore:
         self._slot: dict[Any, int] = {}  # id -> slot, for every task and ghost
         self._order: list[int] = []  # the slots of submitted tasks, in order of first submit
         self._ghosts: dict[Any, int] = {}  # named as deps before being submitted
-        self._unknown_refs = 0  # edges ending at a ghost
         self._maybe_cyclic = False  # some edge points to a later stamp (or a ghost)
         self._seq = 0
         self._started = False
@@ -241,7 +240,6 @@ class SchedulerCore:
             self._order.append(s)
         elif not gen[s]:  # a ghost becomes a task
             del self._ghosts[task_id]
-            self._unknown_refs -= len(slots(out[s])) + len(oout.get(s, ()))
             self._order.append(s)
         else:
             old = st[s]
@@ -290,10 +288,8 @@ class SchedulerCore:
         self._id[d] = None
 
     def _unlinked(self, d: int) -> None:
-        if not self._gen[d]:
-            self._unknown_refs -= 1
-            if not self._out[d] and not self._oout.get(d):
-                self._forget_ghost(d)
+        if not self._gen[d] and not self._out[d] and not self._oout.get(d):
+            self._forget_ghost(d)
 
     def _unlink_all(self, batch: list[int]) -> None:
         """Drop the required edges of every slot in ``batch`` with one pass over each
@@ -305,10 +301,8 @@ class SchedulerCore:
             cur = slots(out[d]).tolist()
             kept = [x for x in cur if x not in members]
             out[d] = packed(kept) if kept else None
-            if not gen[d]:
-                self._unknown_refs -= len(cur) - len(kept)
-                if not kept and not self._oout.get(d):
-                    self._forget_ghost(d)
+            if not gen[d] and not kept and not self._oout.get(d):
+                self._forget_ghost(d)
 
     def _link(self, dep_id: Any, s: int) -> int:
         """The slot of dependency ``dep_id`` of ``s`` (a new ghost if never named)."""
@@ -316,10 +310,8 @@ class SchedulerCore:
         if d is None:
             d = self._new_slot(dep_id)
             self._ghosts[dep_id] = d
-            self._unknown_refs += 1
             self._maybe_cyclic = True
         elif not self._gen[d]:
-            self._unknown_refs += 1
             self._maybe_cyclic = True
         elif self._stamp[d] >= self._stamp[s]:  # itself, or resubmitted later
             self._maybe_cyclic = True
@@ -466,12 +458,11 @@ class SchedulerCore:
             f"stale={self._stale}, recount {len(self._heap) - live}")
         assert self._stale <= live + _SLACK, f"stale {self._stale} > live {live} + {_SLACK}"
         ghosts = self._ghosts.values()
-        refs = sum(len(slots(out[g])) + len(oout.get(g, ())) for g in ghosts)
-        assert refs == self._unknown_refs, f"unknown_refs={self._unknown_refs}, recount {refs}"
         assert all(out[g] or oout.get(g) for g in ghosts), "a ghost without edges"
         assert all(not gen[g] and st[g] == GHOST and slot[ids[g]] == g for g in ghosts), (
             "a ghost with a generation")
         assert len(slot) == len(self._order) + len(self._ghosts), "stray ids in the index"
+        assert not ghosts or self._maybe_cyclic, "ghosts, but the cycle search would be skipped"
         if self._started:
             assert not self._ghosts, f"ghosts {list(self._ghosts)} after start()"
             assert self._find_cycle() is None, "cycle after start()"

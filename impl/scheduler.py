@@ -18,7 +18,10 @@ and bytearrays are not tracked, a tuple of ids is untracked at its first collect
 columns are a few big lists. One object per task (the previous design: a record that was its
 own list of dependents) made every full pass walk 200,000 more objects at 200k tasks. A
 dependency named before it is submitted gets a *ghost* slot (generation 0, state ``GHOST``,
-in ``_ghosts``) so that edges always join slots; ``_unknown_refs`` counts edges ending at one.
+in ``_ghosts``) so that edges always join slots; a ghost exists only while an edge ends at it
+(then it is forgotten), so start() finds unknown dependencies iff ``_ghosts`` is not empty, and
+it exists only before start() (naming an unknown id after start() is an error), while
+``_maybe_cyclic`` is set (an edge ends at a ghost).
 The ready queue is a heapq of bare int stamps; ``_queued`` maps each stamp in the heap to its
 slot (ints only: the dict is not tracked either). Lazy deletion: an entry is live iff the slot
 is READY with that stamp; a READY -> PENDING -> READY move finds its entry and reuses it.
@@ -141,39 +144,37 @@ class Scheduler(SchedulerExtras):
                         s = self._new_slot(task_id)
                     else:  # a ghost becomes a task
                         del self._ghosts[task_id]
-                        self._unknown_refs -= len(slots(out[s])) + len(self._oout.get(s, ()))
                     self._order.append(s)
                     self._seq = seq = self._seq + 1
                     gen[s], self._stamp[s], st[s] = 1, seq, P
                     if fn is not None:
                         self._fn[s] = fn
                     b = PACK(s)
-                    waiting = unknown = 0
-                    cause = None
                     cyclic = None in got
                     if cyclic:  # deps named before they are submitted (or itself)
                         for dep_id in deps:
                             if dep_id not in slot:  # itself is: its slot exists
                                 self._ghosts[dep_id] = self._new_slot(dep_id)
                         got = list(map(slot.__getitem__, deps))
+                    if cyclic or task_id in deps:  # (an older ghost set it when it was named)
+                        self._maybe_cyclic = True
                     for d in got:  # a repeat is linked once per occurrence
                         buf = out[d]
                         if buf is None:
                             out[d] = bytearray(b)  # the reverse edge
                         else:
                             buf += b
-                        x = st[d]
-                        if x != OK:
-                            waiting += 1
-                            if x < 0:  # a ghost
-                                unknown += 1
-                                cyclic = True
-                            elif x >= FAIL and cause is None:
-                                cause = self._dead_cause(d)
-                    if unknown:
-                        self._unknown_refs += unknown
-                    if cyclic or task_id in deps:
-                        self._maybe_cyclic = True
+                    waiting = len(got)
+                    cause = None
+                    if self._started or self._cause:
+                        # Some dep may be SUCCEEDED or dead. Before start() nothing has run,
+                        # and no task is dead while no task has a cause (only CANCELLED and
+                        # BLOCKED have one; FAILED needs a run): every dep is outstanding.
+                        xs = list(map(st.__getitem__, got))
+                        waiting -= xs.count(OK)
+                        if waiting and max(xs) >= FAIL:  # cause of the first dead dep
+                            cause = self._dead_cause(got[next(i for i, x in enumerate(xs)
+                                                              if x >= FAIL)])
                     self._deps[s] = tuple(got)
                     self._wait[s] = waiting
                     if cause is not None:
@@ -232,7 +233,7 @@ class Scheduler(SchedulerExtras):
                 raise ClosedError("cannot start(): the scheduler was closed before it started")
             if self._started:
                 return
-            if self._unknown_refs:
+            if self._ghosts:
                 ids, ghosts = self._id, self._ghosts
                 for s in sorted(self._order, key=self._stamp.__getitem__):
                     wanted = _uniq((*self._deps[s], *self._opt.get(s, ())))
