@@ -22,11 +22,14 @@ in ``_ghosts``) so that edges always join slots; a ghost exists only while an ed
 (then it is forgotten), so start() finds unknown dependencies iff ``_ghosts`` is not empty, and
 it exists only before start() (naming an unknown id after start() is an error), while
 ``_maybe_cyclic`` is set (an edge ends at a ghost).
-The ready queue is a heapq of bare int stamps; ``_queued`` maps each stamp in the heap to its
-slot (ints only: the dict is not tracked either). Lazy deletion: an entry is live iff the slot
-is READY with that stamp; a READY -> PENDING -> READY move finds its entry and reuses it.
-``_stale`` counts dead entries; the bound ``_stale <= live + _SLACK`` is restored by
-compaction and asserted by check_invariants().
+The ready queue holds int *keys*: ``_stamp[s]`` is the stamp packed with the slot,
+``stamp << KEY_SHIFT | slot``, so keys order as stamps and a key names its slot (no index
+from stamps to slots to keep up). Releases only append their key to ``_incoming``; a claim
+files them into the heap ``_heap`` (one heapify for a large batch) or, when it takes every
+entry, sorts them all at once. Lazy deletion: an entry is live iff its slot is READY with that
+key; a READY -> PENDING move *parks* the key (``_parked``) so that READY again with the same
+stamp revives that entry instead of adding one. ``_stale`` counts dead entries; the bound
+``_stale <= live + _SLACK`` is restored by compaction and asserted by check_invariants().
 
 Batch paths: ``complete_many(claims)`` applies many completions under one lock acquisition
 (graphlib's ``done(*nodes)``), and ``ready_pairs()`` claims like ``ready()`` but returns plain
@@ -34,8 +37,8 @@ Batch paths: ``complete_many(claims)`` applies many completions under one lock a
 stays tracked: a batch of 10^4-10^5 claims held at once otherwise sets off full passes.
 
 Costs (contract "Costs"). submit O(deps); start() O(V+E) (skipped to O(1) when every edge
-points to an earlier stamp: then the graph is acyclic by construction); ready() O(k log V) (one
-sort instead of k pops when it takes every queued entry); complete() touches the direct
+points to an earlier stamp: then the graph is acyclic by construction); ready() O(k log V)
+amortised (one sort instead of k pops when it takes every queued entry); complete() touches the direct
 dependents only; fail()/cancel() touch what they block (plus optional dependents); resubmit
 O(new deps + dependents + the in-degree of each old dep, as the buffer is rewritten without
 it: buffers keep submit and complete fast, and resubmits are rare); an incremental cycle check
@@ -70,7 +73,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from heapq import heappop, heappush
+from heapq import heappop
 from itertools import repeat
 from typing import Any
 
@@ -80,9 +83,11 @@ from schedcheck.impl._scheduler_support import (
     BLK,
     CAN,
     FAIL,
+    KEY_SHIFT,
     OK,
     PACK,
     RUN,
+    SLOT_MASK,
     STATE,
     P,
     R,
@@ -146,7 +151,7 @@ class Scheduler(SchedulerExtras):
                         del self._ghosts[task_id]
                     self._order.append(s)
                     self._seq = seq = self._seq + 1
-                    gen[s], self._stamp[s], st[s] = 1, seq, P
+                    gen[s], self._stamp[s], st[s] = 1, seq << KEY_SHIFT | s, P
                     if fn is not None:
                         self._fn[s] = fn
                     b = PACK(s)
@@ -187,8 +192,7 @@ class Scheduler(SchedulerExtras):
                         if self._started:
                             self._t[s] = self._clock()
                         st[s] = R
-                        self._queued[seq] = s
-                        heappush(self._heap, seq)
+                        self._incoming.append(self._stamp[s])
                     return 1
         return self._submit(task_id, deps, fn, optional)
 
@@ -271,30 +275,31 @@ class Scheduler(SchedulerExtras):
             n = self.max_concurrency - self._running
             if limit is not None and limit < n:
                 n = limit
-            heap = self._heap
+            entries = self._entries()
             out: list[Any] = []
-            if n <= 0 or not heap:
+            if n <= 0 or not entries:
                 return out
             now = self._clock()
-            if n >= len(heap) and not self._stale and not self._opt:
+            if n >= entries and not self._stale and not self._opt:
                 return self._claim_all(now, as_claims)
             m = self._m
             wait_total, wait_max = m.ready_wait_total, m.ready_wait_max
             stale = 0
-            qpop, append, t_start = self._queued.pop, out.append, self._t_start
+            append, t_start, parked = out.append, self._t_start, self._parked
             st, stamp, t, ids, gen, fns = (self._st, self._stamp, self._t, self._id, self._gen,
                                            self._fn)
             opt = self._opt
-            entries = len(heap)
             if n >= entries:  # every entry goes: one C sort, not a heappop (log V) per entry
-                seqs: Iterable[int] = sorted(heap)
-                heap.clear()
+                keys: Iterable[int] = self._take_all()
             else:
-                seqs = map(heappop, repeat(heap, entries))  # pops lazily, never past the end
-            for seq in seqs:
-                s = qpop(seq)
-                if st[s] != R or stamp[s] != seq:
+                self._admit()
+                keys = map(heappop, repeat(self._heap, entries))  # lazily, never past the end
+            for key in keys:
+                s = key & SLOT_MASK
+                if st[s] != R or stamp[s] != key:
                     stale += 1
+                    if parked:
+                        parked.discard(key)  # its entry is gone: a new one if READY again
                     continue
                 st[s] = RUN
                 ts = t[s]
@@ -324,9 +329,7 @@ class Scheduler(SchedulerExtras):
         """_claim() when every queued entry goes and none is stale (so every one is live) and
         no task has optional deps: the same claims and metrics, with the per-claim work done
         by C loops (map/zip over the slots) instead of bytecode per claim."""
-        ss = list(map(self._queued.__getitem__, sorted(self._heap)))
-        self._heap.clear()
-        self._queued.clear()
+        ss = list(map(SLOT_MASK.__and__, self._take_all()))
         st, t, ids, gen = self._st, self._t, self._id, self._gen
         waits = list(map(max, map(t.__getitem__, ss), repeat(self._t_start)))  # READY since
         deque(map(st.__setitem__, ss, repeat(RUN)), 0)
@@ -372,7 +375,7 @@ class Scheduler(SchedulerExtras):
     def _complete_all(self, claims: Iterable[Sequence[Any]]) -> list[Reply]:
         slot_get, gen, st, wait, out, stamp, t = (self._slot.get, self._gen, self._st,
                                                  self._wait, self._out, self._stamp, self._t)
-        heap, queued, oout, m = self._heap, self._queued, self._oout, self._m
+        push, parked, oout, m = self._incoming.append, self._parked, self._oout, self._m
         now = self._clock()
         replies: list[Reply] = []
         append = replies.append
@@ -405,12 +408,12 @@ class Scheduler(SchedulerExtras):
                             if not w:
                                 st[d] = R
                                 t[d] = now
-                                seq = stamp[d]
-                                if seq in queued:
+                                key = stamp[d]
+                                if parked and key in parked:  # READY again: its old entry
+                                    parked.remove(key)
                                     self._stale -= 1
                                 else:
-                                    queued[seq] = d
-                                    heappush(heap, seq)
+                                    push(key)
                 if oout and s in oout:
                     self._opt_release(s)
                 append(_APPLIED_OK)
@@ -495,7 +498,7 @@ class Scheduler(SchedulerExtras):
             for s in hit:
                 st[s] = CAN
                 self._cause[s] = Cause("shutdown", ids[s], gen[s])
-            self._heap, self._queued, self._stale = [], {}, 0
+            self._clear_queue()
             return [ids[s] for s in hit]
 
     # ---- queries -------------------------------------------------------------------------
@@ -531,5 +534,5 @@ class Scheduler(SchedulerExtras):
             for s in self._order:
                 name = STATE[self._st[s]].name
                 m.states[name] = m.states.get(name, 0) + 1
-            m.heap_entries, m.stale_entries = len(self._heap), self._stale
+            m.heap_entries, m.stale_entries = self._entries(), self._stale
             return m

@@ -60,7 +60,8 @@ def test_a_submitted_graph_holds_no_tracked_object_per_task() -> None:
     tracked = [v for name in ("_out", "_deps", "_id", "_st") for v in getattr(s, name)
                if gc.is_tracked(v)]
     assert tracked == []
-    assert not gc.is_tracked(s._queued)
+    queue = [*s._heap, *s._incoming]  # bare int keys: no index object beside them
+    assert queue and not any(map(gc.is_tracked, queue))
 
 
 def test_copy_copies_the_buffers_and_the_rare_fields() -> None:
