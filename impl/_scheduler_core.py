@@ -71,7 +71,6 @@ class SchedulerCore:
         self._maybe_cyclic = False  # some edge points to a later stamp (or a ghost)
         self._seq = 0
         self._started = False
-        self._t_start = 0.0  # clock at start(): a READY wait is counted from here at the earliest
         self._closed = False
         self._n = 0  # slots handed out
         # the columns, one entry per slot (grown in chunks by _new_slot)

@@ -250,7 +250,11 @@ class Scheduler(SchedulerExtras):
                     raise CycleError(cycle)
                 self._maybe_cyclic = False
             self._started = True
-            self._t_start = self._clock()
+            # a READY wait counts from start() at the earliest: the tasks READY now (every
+            # queued key, stale ones harmlessly too) are READY since now
+            t = self._t
+            deque(map(t.__setitem__, map(SLOT_MASK.__and__, (*self._heap, *self._incoming)),
+                      repeat(self._clock())), 0)
 
     # ---- rule 3: ready -------------------------------------------------------------------
     def ready(self, limit: int | None = None) -> list[Claim]:
@@ -285,7 +289,7 @@ class Scheduler(SchedulerExtras):
             m = self._m
             wait_total, wait_max = m.ready_wait_total, m.ready_wait_max
             stale = 0
-            append, t_start, parked = out.append, self._t_start, self._parked
+            append, parked = out.append, self._parked
             st, stamp, t, ids, gen, fns = (self._st, self._stamp, self._t, self._id, self._gen,
                                            self._fn)
             opt = self._opt
@@ -302,8 +306,7 @@ class Scheduler(SchedulerExtras):
                         parked.discard(key)  # its entry is gone: a new one if READY again
                     continue
                 st[s] = RUN
-                ts = t[s]
-                w = now - (ts if ts > t_start else t_start)  # READY before start()
+                w = now - t[s]
                 t[s] = now
                 wait_total += w
                 if w > wait_max:
@@ -331,7 +334,7 @@ class Scheduler(SchedulerExtras):
         by C loops (map/zip over the slots) instead of bytecode per claim."""
         ss = list(map(SLOT_MASK.__and__, self._take_all()))
         st, t, ids, gen = self._st, self._t, self._id, self._gen
-        waits = list(map(max, map(t.__getitem__, ss), repeat(self._t_start)))  # READY since
+        since = list(map(t.__getitem__, ss))  # when each became READY
         deque(map(st.__setitem__, ss, repeat(RUN)), 0)
         deque(map(t.__setitem__, ss, repeat(now)), 0)
         k = len(ss)
@@ -339,8 +342,8 @@ class Scheduler(SchedulerExtras):
         self._running += k
         m.claims += k
         m.ready_wait_count += k
-        m.ready_wait_total += now * k - sum(waits)
-        m.ready_wait_max = max(m.ready_wait_max, now - min(waits))
+        m.ready_wait_total += now * k - sum(since)
+        m.ready_wait_max = max(m.ready_wait_max, now - min(since))
         fields = [map(ids.__getitem__, ss), map(gen.__getitem__, ss)]
         if not as_claims:
             return list(zip(*fields))
