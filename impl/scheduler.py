@@ -75,6 +75,7 @@ from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from heapq import heappop
 from itertools import repeat
+from operator import itemgetter
 from typing import Any
 
 from schedcheck.impl._scheduler_extras import SchedulerExtras
@@ -116,6 +117,7 @@ from schedcheck.contract import (
 __all__ = ["Scheduler", "SchedulerMetrics"]
 
 _APPLIED_OK = _REPLY[Outcome.APPLIED, OK]
+_first, _second = itemgetter(0), itemgetter(1)
 _tuple_new = tuple.__new__
 
 
@@ -373,12 +375,54 @@ class Scheduler(SchedulerExtras):
         by one: an error (as complete() raises it) leaves the claims before it applied and the
         rest untouched."""
         with self._lock:
+            ss = self._all_running(claims)
+            if ss is not None:
+                return self._complete_batch(ss)
             return self._complete_all(claims)
 
+    def _all_running(self, claims: Iterable[Sequence[Any]]) -> list[int] | None:
+        """The slots named by ``claims`` (a list or tuple) if each claim names, with an int,
+        the RUNNING current generation of a distinct task -- then every one applies -- else
+        None (the call-by-call path decides, and raises). Checked by C loops over the batch."""
+        if claims.__class__ is not list and claims.__class__ is not tuple:
+            return None
+        try:
+            ss = list(map(self._slot.get, map(_first, claims)))
+            gens = list(map(_second, claims))
+        except Exception:  # the call-by-call path raises it, after the claims before it
+            return None
+        if (None in ss or len(set(ss)) != len(ss) or not set(map(type, gens)) <= {int}
+                or list(map(self._gen.__getitem__, ss)) != gens
+                or list(map(self._st.__getitem__, ss)).count(RUN) != len(ss)):
+            return None
+        return ss
+
+    def _complete_batch(self, ss: list[int]) -> list[Reply]:
+        """complete() of every slot in ``ss`` (each RUNNING, distinct): the same states,
+        releases and metrics as one call each, the per-claim work done by C loops and the
+        dependents of the whole batch walked as one buffer."""
+        st, m = self._st, self._m
+        now = self._clock()
+        k = len(ss)
+        deque(map(st.__setitem__, ss, repeat(OK)), 0)
+        since = list(map(self._t.__getitem__, ss))  # when each was claimed
+        self._running -= k
+        m.run_count += k
+        m.run_total = sum(map(now.__sub__, since), m.run_total)  # the same float additions
+        if since:
+            m.run_max = max(m.run_max, now - min(since))
+        bufs = filter(None, map(self._out.__getitem__, ss))  # (None: no dependents)
+        self._release(memoryview(b"".join(bufs)).cast("I"), now)
+        oout = self._oout
+        if oout:
+            for s in ss:
+                if s in oout:
+                    self._opt_release(s)
+        return [_APPLIED_OK] * k
+
     def _complete_all(self, claims: Iterable[Sequence[Any]]) -> list[Reply]:
-        slot_get, gen, st, wait, out, stamp, t = (self._slot.get, self._gen, self._st,
-                                                 self._wait, self._out, self._stamp, self._t)
-        push, parked, oout, m = self._incoming.append, self._parked, self._oout, self._m
+        slot_get, gen, st, out, t = self._slot.get, self._gen, self._st, self._out, self._t
+        oout, m = self._oout, self._m
         now = self._clock()
         replies: list[Reply] = []
         append = replies.append
@@ -404,19 +448,7 @@ class Scheduler(SchedulerExtras):
                     longest = took
                 buf = out[s]
                 if buf:
-                    for d in memoryview(buf).cast("I"):  # its dependents
-                        if st[d] == P:
-                            w = wait[d] - 1
-                            wait[d] = w
-                            if not w:
-                                st[d] = R
-                                t[d] = now
-                                key = stamp[d]
-                                if parked and key in parked:  # READY again: its old entry
-                                    parked.remove(key)
-                                    self._stale -= 1
-                                else:
-                                    push(key)
+                    self._release(memoryview(buf).cast("I"), now)
                 if oout and s in oout:
                     self._opt_release(s)
                 append(_APPLIED_OK)

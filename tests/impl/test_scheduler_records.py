@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gc
 
+import pytest
+
 from schedcheck.impl import Scheduler
 from schedcheck.impl._scheduler_support import slots
 
@@ -119,3 +121,31 @@ def test_the_observed_scheduler_sees_every_claim_of_a_batch() -> None:
     assert s.ready_pairs() == [("b", 1)]
     obs = s.observed()
     assert obs.propagation_edges == 1 and sum(c.claims for c in obs.segments.values()) == 2
+
+
+def test_a_batch_of_running_claims_completes_as_one_call_each() -> None:
+    # complete_many() of distinct RUNNING claims takes the batch path (C loops, one walk of
+    # the joined dependents); anything else falls back to one complete() per claim.
+    now = [0.5]
+
+    def build() -> Scheduler:
+        s = Scheduler(10, clock=lambda: now[0])
+        for i in range(8):
+            s.submit(i, [j for j in range(i) if (i * j) % 3 == 1])
+        s.start()
+        return s
+
+    one, many = build(), build()
+    while True:
+        a, b = one.ready_pairs(), many.ready_pairs()
+        assert a == b
+        if not a:
+            break
+        now[0] = now[0] * 1.7 + 0.1  # the claims ran for a while
+        assert [one.complete(*c) for c in a] == many.complete_many(a)
+        assert one.snapshot() == many.snapshot() and vars(one.metrics()) == vars(many.metrics())
+        many.check_invariants()
+    again = many.complete_many([(0, 1), (0, 1), (1, 1)])  # not RUNNING: call by call
+    assert [r.outcome for r in again] == [Outcome.DUPLICATE] * 3
+    with pytest.raises(TypeError, match="generation must be an int"):
+        many.complete_many([(2, True)])
