@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from heapq import heapify, heappush
 from itertools import repeat
 from typing import Any
@@ -26,8 +26,8 @@ from schedcheck.impl._scheduler_support import (
     KEY_SHIFT,
     OK,
     PACK,
-    SLOT_MASK,
     RUN,
+    SLOT_MASK,
     STATE,
     P,
     R,
@@ -367,9 +367,8 @@ class SchedulerCore:
             d = self._new_slot(dep_id)
             self._ghosts[dep_id] = d
             self._maybe_cyclic = True
-        elif not self._gen[d]:
-            self._maybe_cyclic = True
-        elif self._stamp[d] >= self._stamp[s]:  # itself, or resubmitted later
+        elif not self._gen[d] or self._stamp[d] >= self._stamp[s]:  # a ghost, itself, or
+            # resubmitted later
             self._maybe_cyclic = True
         return d
 
@@ -508,7 +507,8 @@ class SchedulerCore:
         assert running <= self.max_concurrency, (
             f"{running} RUNNING > max_concurrency {self.max_concurrency}")
         stamp, parked = self._stamp, self._parked
-        valid = {key for key in queued if st[key & SLOT_MASK] == R and stamp[key & SLOT_MASK] == key}
+        valid = {key for key in queued
+                 if st[key & SLOT_MASK] == R and stamp[key & SLOT_MASK] == key}
         assert len(valid) == live, f"{live} READY tasks but {len(valid)} live heap entries"
         assert parked <= queued and not parked & valid, "a parked key that is not a stale entry"
         assert self._stale == self._entries() - live, (

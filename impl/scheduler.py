@@ -32,23 +32,24 @@ stamp revives that entry instead of adding one. ``_stale`` counts dead entries; 
 ``_stale <= live + _SLACK`` is restored by compaction and asserted by check_invariants().
 
 Batch paths: ``complete_many(claims)`` applies many completions under one lock acquisition
-(graphlib's ``done(*nodes)``), and ``ready_pairs()`` claims like ``ready()`` but returns plain
+(graphlib's ``done(*nodes)``; when every claim names a distinct RUNNING generation, the batch
+is checked by C loops and the dependents of all of it are walked as one joined buffer), and ``ready_pairs()`` claims like ``ready()`` but returns plain
 ``(task_id, generation)`` tuples, which the collector untracks, where ``Claim`` (a named tuple)
 stays tracked: a batch of 10^4-10^5 claims held at once otherwise sets off full passes.
 
 Costs (contract "Costs"). submit O(deps); start() O(V+E) (skipped to O(1) when every edge
 points to an earlier stamp: then the graph is acyclic by construction); ready() O(k log V)
-amortised (one sort instead of k pops when it takes every queued entry); complete() touches the direct
-dependents only; fail()/cancel() touch what they block (plus optional dependents); resubmit
-O(new deps + dependents + the in-degree of each old dep, as the buffer is rewritten without
-it: buffers keep submit and complete fast, and resubmits are rare); an incremental cycle check
-after start() searches only the dependents reachable from the resubmitted task. Only start(),
-close() and the diagnostics (metrics, snapshot, check_invariants) visit tasks they don't
-change. State codes, buffers, metrics and argument parsing live in impl/_scheduler_support.py;
-the columns and the lock-held helpers (propagation, the edges of a generation, the cycle
-searches, the invariant recount) in impl/_scheduler_core.py; the extensions (add_dependency,
-retry) and the checking helpers (snapshot, copy, check_invariants) in
-impl/_scheduler_extras.py.
+amortised (one sort instead of k pops when it takes every queued entry); complete() touches the
+direct dependents only; fail()/cancel() touch what they block (plus optional dependents);
+resubmit O(new deps + dependents + the in-degree of each old dep, as the buffer is rewritten
+without it: buffers keep submit and complete fast, and resubmits are rare); an incremental
+cycle check after start() searches only the dependents reachable from the resubmitted task.
+Only start(), close() and the diagnostics (metrics, snapshot, check_invariants) visit tasks
+they don't change. State codes, buffers, metrics and argument parsing live in
+impl/_scheduler_support.py; the columns and the lock-held helpers (propagation, the edges of a
+generation, the cycle searches, the invariant recount) in impl/_scheduler_core.py; the
+extensions (add_dependency, retry) and the checking helpers (snapshot, copy, check_invariants)
+in impl/_scheduler_extras.py.
 
 Departures from the model (schedcheck.model.scheduler): counts instead of rescans, the heap,
 ghosts, the acyclic-by-construction shortcut. Behaviour, decisions D1-D10 and snapshot() are
@@ -95,7 +96,6 @@ from schedcheck.impl._scheduler_support import (
     SchedulerMetrics,
     _parse,
     _uniq,
-    slots,
 )
 
 from schedcheck.contract import (

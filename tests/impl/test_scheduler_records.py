@@ -5,7 +5,6 @@ from __future__ import annotations
 import gc
 
 import pytest
-
 from schedcheck.impl import Scheduler
 from schedcheck.impl._scheduler_support import slots
 
