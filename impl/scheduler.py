@@ -33,9 +33,10 @@ stamp revives that entry instead of adding one. ``_stale`` counts dead entries; 
 
 Batch paths: ``complete_many(claims)`` applies many completions under one lock acquisition
 (graphlib's ``done(*nodes)``; when every claim names a distinct RUNNING generation, the batch
-is checked by C loops and the dependents of all of it are walked as one joined buffer), and ``ready_pairs()`` claims like ``ready()`` but returns plain
-``(task_id, generation)`` tuples, which the collector untracks, where ``Claim`` (a named tuple)
-stays tracked: a batch of 10^4-10^5 claims held at once otherwise sets off full passes.
+is checked by C loops and the dependents of all of it are walked as one joined buffer), and
+``ready_pairs()`` claims like ``ready()`` but returns plain ``(task_id, generation)`` tuples,
+which the collector untracks, where ``Claim`` (a named tuple) stays tracked: a batch of
+10^4-10^5 claims held at once otherwise sets off full passes.
 
 Costs (contract "Costs"). submit O(deps); start() O(V+E) (skipped to O(1) when every edge
 points to an earlier stamp: then the graph is acyclic by construction); ready() O(k log V)
