@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from heapq import heapify, heappush
 from itertools import repeat
 from typing import Any
@@ -23,9 +23,11 @@ from schedcheck.impl._scheduler_support import (
     CAN,
     FAIL,
     GHOST,
+    KEY_SHIFT,
     OK,
     PACK,
     RUN,
+    SLOT_MASK,
     STATE,
     P,
     R,
@@ -66,17 +68,15 @@ class SchedulerCore:
         self._slot: dict[Any, int] = {}  # id -> slot, for every task and ghost
         self._order: list[int] = []  # the slots of submitted tasks, in order of first submit
         self._ghosts: dict[Any, int] = {}  # named as deps before being submitted
-        self._unknown_refs = 0  # edges ending at a ghost
         self._maybe_cyclic = False  # some edge points to a later stamp (or a ghost)
         self._seq = 0
         self._started = False
-        self._t_start = 0.0  # clock at start(): a READY wait is counted from here at the earliest
         self._closed = False
         self._n = 0  # slots handed out
         # the columns, one entry per slot (grown in chunks by _new_slot)
         self._id: list[Any] = []  # the task id
         self._gen: list[int] = []  # current generation; 0 for a ghost
-        self._stamp: list[int] = []  # submission stamp of the current generation (model D1)
+        self._stamp: list[int] = []  # the queue key: stamp of the generation (model D1), slot
         self._st: list[int] = []  # state code (impl/_scheduler_support.py)
         self._wait: list[int] = []  # outstanding deps; exact while PENDING/READY, 0 iff READY
         self._deps: list[tuple[int, ...]] = []  # slots of the required deps, in order
@@ -90,9 +90,10 @@ class SchedulerCore:
         self._ofail: dict[int, tuple[Any, ...]] = {}  # optional deps dead at the claim (D6)
         self._opt: dict[int, tuple[int, ...]] = {}  # optional deps (slots)
         self._oout: dict[int, dict[int, None]] = {}  # dependents by optional edges
-        self._heap: list[int] = []  # submission stamps, a heapq
-        self._queued: dict[int, int] = {}  # stamp -> slot, for every stamp in the heap
-        self._stale = 0  # heap entries that are not live
+        self._heap: list[int] = []  # queue keys, a heapq
+        self._incoming: list[int] = []  # keys queued since the last claim, not yet in the heap
+        self._parked: set[int] = set()  # stale keys of READY -> PENDING tasks (may revive)
+        self._stale = 0  # queue entries (heap and incoming) that are not live
         self._running = 0
         self._m = SchedulerMetrics()
 
@@ -140,26 +141,62 @@ class SchedulerCore:
     def _push(self, s: int) -> None:
         """Slot ``s`` just became READY."""
         self._st[s] = R
-        seq = self._stamp[s]
-        if seq in self._queued:
+        key = self._stamp[s]
+        if self._parked and key in self._parked:
+            self._parked.remove(key)
             self._stale -= 1  # its old entry (READY -> PENDING -> READY) is live again
         else:
-            self._queued[seq] = s
-            heappush(self._heap, seq)
+            self._incoming.append(key)
+
+    def _park(self, s: int) -> None:
+        """Slot ``s`` goes READY -> PENDING: its entry is stale, and live again if it is READY
+        again with the same stamp (model D1: it keeps its place in the queue)."""
+        self._st[s] = P
+        self._stale += 1
+        self._parked.add(self._stamp[s])
+
+    def _entries(self) -> int:
+        return len(self._heap) + len(self._incoming)
+
+    def _admit(self) -> None:
+        """File the incoming keys into the heap: one heapify when they are at least an eighth
+        of the heap (O(1) amortised each), else a heappush each (O(log V))."""
+        heap, incoming = self._heap, self._incoming
+        if len(incoming) >= len(heap) >> 3:
+            heap += incoming
+            heapify(heap)
+        else:
+            for key in incoming:
+                heappush(heap, key)
+        incoming.clear()
+
+    def _take_all(self) -> list[int]:
+        """Every queued key in ascending order (one sort), leaving the queue empty."""
+        keys = self._heap
+        keys += self._incoming
+        keys.sort()
+        self._heap, self._incoming = [], []
+        self._parked.clear()  # their entries are gone with the rest
+        return keys
+
+    def _clear_queue(self) -> None:
+        self._heap, self._incoming, self._stale = [], [], 0
+        self._parked.clear()
 
     def _compact(self) -> None:
         """Restore the bound ``stale <= live + _SLACK`` (reached by
         tests/impl/test_scheduler_impl.py::test_queue_compacts_stale_entries)."""
-        q, st, stamp = self._queued, self._st, self._stamp
-        live = [seq for seq in self._heap if st[q[seq]] == R and stamp[q[seq]] == seq]
-        self._queued = {seq: q[seq] for seq in live}
+        st, stamp = self._st, self._stamp
+        live = [key for key in (*self._heap, *self._incoming)
+                if st[key & SLOT_MASK] == R and stamp[key & SLOT_MASK] == key]
         heapify(live)
-        self._heap, self._stale = live, 0
+        self._clear_queue()  # the parked keys were stale: dropped with the others
+        self._heap = live
         self._m.compactions += 1
         assert len(live) == sum(1 for s in self._order if st[s] == R)
 
     def _check_bound(self) -> None:
-        if self._stale > len(self._heap) - self._stale + _SLACK:
+        if self._stale > self._entries() - self._stale + _SLACK:
             self._compact()
 
     # ---- propagation ---------------------------------------------------------------------
@@ -174,6 +211,25 @@ class SchedulerCore:
                     if not wait[d]:
                         self._t[d] = self._clock()
                         self._push(d)
+
+    def _release(self, dependents: Iterable[int], now: float) -> None:
+        """Required deps just SUCCEEDED: each PENDING dependent (one entry per edge) loses one
+        outstanding dep and is READY at zero, its wait counted from ``now``."""
+        st, wait, t, stamp = self._st, self._wait, self._t, self._stamp
+        push, parked = self._incoming.append, self._parked
+        for d in dependents:
+            if st[d] == P:
+                w = wait[d] - 1
+                wait[d] = w
+                if not w:
+                    st[d] = R
+                    t[d] = now
+                    key = stamp[d]
+                    if parked and key in parked:  # READY again: its old entry revives
+                        parked.remove(key)
+                        self._stale -= 1
+                    else:
+                        push(key)
 
     def _block(self, root: int, cause: Cause, *, release_root: bool = True) -> None:
         """Rules 5-7: PENDING/READY tasks reachable through required dependents -> BLOCKED."""
@@ -241,7 +297,6 @@ class SchedulerCore:
             self._order.append(s)
         elif not gen[s]:  # a ghost becomes a task
             del self._ghosts[task_id]
-            self._unknown_refs -= len(slots(out[s])) + len(oout.get(s, ()))
             self._order.append(s)
         else:
             old = st[s]
@@ -268,12 +323,11 @@ class SchedulerCore:
                 x = st[d]
                 if x <= R:
                     if x == R:
-                        st[d] = P
-                        self._stale += 1
+                        self._park(d)
                     wait[d] += 1
         self._seq += 1
         gen[s] += 1
-        self._stamp[s] = self._seq
+        self._stamp[s] = self._seq << KEY_SHIFT | s
         self._deps[s] = ()
         self._fn[s] = None
         self._cause.pop(s, None)
@@ -290,10 +344,8 @@ class SchedulerCore:
         self._id[d] = None
 
     def _unlinked(self, d: int) -> None:
-        if not self._gen[d]:
-            self._unknown_refs -= 1
-            if not self._out[d] and not self._oout.get(d):
-                self._forget_ghost(d)
+        if not self._gen[d] and not self._out[d] and not self._oout.get(d):
+            self._forget_ghost(d)
 
     def _unlink_all(self, batch: list[int]) -> None:
         """Drop the required edges of every slot in ``batch`` with one pass over each
@@ -305,10 +357,8 @@ class SchedulerCore:
             cur = slots(out[d]).tolist()
             kept = [x for x in cur if x not in members]
             out[d] = packed(kept) if kept else None
-            if not gen[d]:
-                self._unknown_refs -= len(cur) - len(kept)
-                if not kept and not self._oout.get(d):
-                    self._forget_ghost(d)
+            if not gen[d] and not kept and not self._oout.get(d):
+                self._forget_ghost(d)
 
     def _link(self, dep_id: Any, s: int) -> int:
         """The slot of dependency ``dep_id`` of ``s`` (a new ghost if never named)."""
@@ -316,12 +366,9 @@ class SchedulerCore:
         if d is None:
             d = self._new_slot(dep_id)
             self._ghosts[dep_id] = d
-            self._unknown_refs += 1
             self._maybe_cyclic = True
-        elif not self._gen[d]:
-            self._unknown_refs += 1
-            self._maybe_cyclic = True
-        elif self._stamp[d] >= self._stamp[s]:  # itself, or resubmitted later
+        elif not self._gen[d] or self._stamp[d] >= self._stamp[s]:  # a ghost, itself, or
+            # resubmitted later
             self._maybe_cyclic = True
         return d
 
@@ -414,6 +461,8 @@ class SchedulerCore:
         st, gen, ids, slot, out, oout = (self._st, self._gen, self._id, self._slot, self._out,
                                           self._oout)
         running = live = 0
+        queued = {*self._heap, *self._incoming}
+        assert len(queued) == self._entries(), "a key queued twice"
         for s in self._order:
             who = f"{ids[s]!r} g{gen[s]}"
             x = st[s]
@@ -442,7 +491,7 @@ class SchedulerCore:
                 assert not self._closed, f"{who} :: {STATE[x].name} after close()"
             if x == R:
                 live += 1
-                assert self._queued.get(self._stamp[s]) == s, f"{who} :: READY, not queued"
+                assert self._stamp[s] in queued, f"{who} :: READY, not queued"
             cause = self._cause.get(s)
             if x == BLK:
                 assert cause is not None and cause.kind in ("failed", "cancelled"), (
@@ -457,21 +506,20 @@ class SchedulerCore:
         assert running == self._running, f"running={self._running}, recount {running}"
         assert running <= self.max_concurrency, (
             f"{running} RUNNING > max_concurrency {self.max_concurrency}")
-        q = self._queued
-        assert len(set(self._heap)) == len(self._heap) == len(q) and set(q) == set(self._heap), (
-            "ready queue and its stamp index disagree")
-        valid = sum(1 for seq, s in q.items() if st[s] == R and self._stamp[s] == seq)
-        assert valid == live, f"{live} READY tasks but {valid} live heap entries"
-        assert self._stale == len(self._heap) - live, (
-            f"stale={self._stale}, recount {len(self._heap) - live}")
+        stamp, parked = self._stamp, self._parked
+        valid = {key for key in queued
+                 if st[key & SLOT_MASK] == R and stamp[key & SLOT_MASK] == key}
+        assert len(valid) == live, f"{live} READY tasks but {len(valid)} live heap entries"
+        assert parked <= queued and not parked & valid, "a parked key that is not a stale entry"
+        assert self._stale == self._entries() - live, (
+            f"stale={self._stale}, recount {self._entries() - live}")
         assert self._stale <= live + _SLACK, f"stale {self._stale} > live {live} + {_SLACK}"
         ghosts = self._ghosts.values()
-        refs = sum(len(slots(out[g])) + len(oout.get(g, ())) for g in ghosts)
-        assert refs == self._unknown_refs, f"unknown_refs={self._unknown_refs}, recount {refs}"
         assert all(out[g] or oout.get(g) for g in ghosts), "a ghost without edges"
         assert all(not gen[g] and st[g] == GHOST and slot[ids[g]] == g for g in ghosts), (
             "a ghost with a generation")
         assert len(slot) == len(self._order) + len(self._ghosts), "stray ids in the index"
+        assert not ghosts or self._maybe_cyclic, "ghosts, but the cycle search would be skipped"
         if self._started:
             assert not self._ghosts, f"ghosts {list(self._ghosts)} after start()"
             assert self._find_cycle() is None, "cycle after start()"

@@ -16,6 +16,7 @@ from schedcheck.impl._scheduler_support import (
     _REPLY,
     BLK,
     FAIL,
+    KEY_SHIFT,
     OK,
     PACK,
     STATE,
@@ -69,8 +70,7 @@ class SchedulerExtras(SchedulerCore):
             elif y != OK:
                 self._wait[s] += 1
                 if x == R:
-                    self._st[s] = P
-                    self._stale += 1
+                    self._park(s)
             self._check_bound()
             return _REPLY[Outcome.APPLIED, self._st[s]]
 
@@ -124,7 +124,7 @@ class SchedulerExtras(SchedulerCore):
                     hash(err)
                 except TypeError:
                     err = repr(err)
-                rows.append((ids[s], self._gen[s], self._stamp[s], self._dep_ids(s),
+                rows.append((ids[s], self._gen[s], self._stamp[s] >> KEY_SHIFT, self._dep_ids(s),
                              tuple(ids[d] for d in self._opt.get(s, ())), self._fn[s],
                              STATE[self._st[s]], self._cause.get(s), err, s in self._req,
                              self._ofail.get(s, ())))

@@ -54,6 +54,10 @@ STATE: tuple[TaskState, ...] = (
 _REPLY = {(o, i): Reply(o, s) for o in Outcome for i, s in enumerate(STATE)}
 #: One slot, packed as a native unsigned int: ``buf += PACK(slot)`` links a reverse edge.
 PACK = Struct("I").pack
+#: A queue key is ``stamp << KEY_SHIFT | slot`` (slots are 32-bit, see PACK): keys order as
+#: their stamps, and ``key & SLOT_MASK`` is the slot, so the queue needs no stamp -> slot map.
+KEY_SHIFT = 32
+SLOT_MASK = (1 << KEY_SHIFT) - 1
 
 
 _NO_SLOTS = memoryview(b"").cast("I")

@@ -18,31 +18,39 @@ and bytearrays are not tracked, a tuple of ids is untracked at its first collect
 columns are a few big lists. One object per task (the previous design: a record that was its
 own list of dependents) made every full pass walk 200,000 more objects at 200k tasks. A
 dependency named before it is submitted gets a *ghost* slot (generation 0, state ``GHOST``,
-in ``_ghosts``) so that edges always join slots; ``_unknown_refs`` counts edges ending at one.
-The ready queue is a heapq of bare int stamps; ``_queued`` maps each stamp in the heap to its
-slot (ints only: the dict is not tracked either). Lazy deletion: an entry is live iff the slot
-is READY with that stamp; a READY -> PENDING -> READY move finds its entry and reuses it.
-``_stale`` counts dead entries; the bound ``_stale <= live + _SLACK`` is restored by
-compaction and asserted by check_invariants().
+in ``_ghosts``) so that edges always join slots; a ghost exists only while an edge ends at it
+(then it is forgotten), so start() finds unknown dependencies iff ``_ghosts`` is not empty, and
+it exists only before start() (naming an unknown id after start() is an error), while
+``_maybe_cyclic`` is set (an edge ends at a ghost).
+The ready queue holds int *keys*: ``_stamp[s]`` is the stamp packed with the slot,
+``stamp << KEY_SHIFT | slot``, so keys order as stamps and a key names its slot (no index
+from stamps to slots to keep up). Releases only append their key to ``_incoming``; a claim
+files them into the heap ``_heap`` (one heapify for a large batch) or, when it takes every
+entry, sorts them all at once. Lazy deletion: an entry is live iff its slot is READY with that
+key; a READY -> PENDING move *parks* the key (``_parked``) so that READY again with the same
+stamp revives that entry instead of adding one. ``_stale`` counts dead entries; the bound
+``_stale <= live + _SLACK`` is restored by compaction and asserted by check_invariants().
 
 Batch paths: ``complete_many(claims)`` applies many completions under one lock acquisition
-(graphlib's ``done(*nodes)``), and ``ready_pairs()`` claims like ``ready()`` but returns plain
-``(task_id, generation)`` tuples, which the collector untracks, where ``Claim`` (a named tuple)
-stays tracked: a batch of 10^4-10^5 claims held at once otherwise sets off full passes.
+(graphlib's ``done(*nodes)``; when every claim names a distinct RUNNING generation, the batch
+is checked by C loops and the dependents of all of it are walked as one joined buffer), and
+``ready_pairs()`` claims like ``ready()`` but returns plain ``(task_id, generation)`` tuples,
+which the collector untracks, where ``Claim`` (a named tuple) stays tracked: a batch of
+10^4-10^5 claims held at once otherwise sets off full passes.
 
 Costs (contract "Costs"). submit O(deps); start() O(V+E) (skipped to O(1) when every edge
-points to an earlier stamp: then the graph is acyclic by construction); ready() O(k log V) (one
-sort instead of k pops when it takes every queued entry); complete() touches the direct
-dependents only; fail()/cancel() touch what they block (plus optional dependents); resubmit
-O(new deps + dependents + the in-degree of each old dep, as the buffer is rewritten without
-it: buffers keep submit and complete fast, and resubmits are rare); an incremental cycle check
-after start() searches only the dependents reachable from the resubmitted task. Only start(),
-close() and the diagnostics (metrics, snapshot, check_invariants) visit tasks they don't
-change. State codes, buffers, metrics and argument parsing live in impl/_scheduler_support.py;
-the columns and the lock-held helpers (propagation, the edges of a generation, the cycle
-searches, the invariant recount) in impl/_scheduler_core.py; the extensions (add_dependency,
-retry) and the checking helpers (snapshot, copy, check_invariants) in
-impl/_scheduler_extras.py.
+points to an earlier stamp: then the graph is acyclic by construction); ready() O(k log V)
+amortised (one sort instead of k pops when it takes every queued entry); complete() touches the
+direct dependents only; fail()/cancel() touch what they block (plus optional dependents);
+resubmit O(new deps + dependents + the in-degree of each old dep, as the buffer is rewritten
+without it: buffers keep submit and complete fast, and resubmits are rare); an incremental
+cycle check after start() searches only the dependents reachable from the resubmitted task.
+Only start(), close() and the diagnostics (metrics, snapshot, check_invariants) visit tasks
+they don't change. State codes, buffers, metrics and argument parsing live in
+impl/_scheduler_support.py; the columns and the lock-held helpers (propagation, the edges of a
+generation, the cycle searches, the invariant recount) in impl/_scheduler_core.py; the
+extensions (add_dependency, retry) and the checking helpers (snapshot, copy, check_invariants)
+in impl/_scheduler_extras.py.
 
 Departures from the model (schedcheck.model.scheduler): counts instead of rescans, the heap,
 ghosts, the acyclic-by-construction shortcut. Behaviour, decisions D1-D10 and snapshot() are
@@ -67,8 +75,9 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from heapq import heappop, heappush
+from heapq import heappop
 from itertools import repeat
+from operator import itemgetter
 from typing import Any
 
 from schedcheck.impl._scheduler_extras import SchedulerExtras
@@ -77,16 +86,17 @@ from schedcheck.impl._scheduler_support import (
     BLK,
     CAN,
     FAIL,
+    KEY_SHIFT,
     OK,
     PACK,
     RUN,
+    SLOT_MASK,
     STATE,
     P,
     R,
     SchedulerMetrics,
     _parse,
     _uniq,
-    slots,
 )
 
 from schedcheck.contract import (
@@ -108,6 +118,7 @@ from schedcheck.contract import (
 __all__ = ["Scheduler", "SchedulerMetrics"]
 
 _APPLIED_OK = _REPLY[Outcome.APPLIED, OK]
+_first, _second = itemgetter(0), itemgetter(1)
 _tuple_new = tuple.__new__
 
 
@@ -141,39 +152,37 @@ class Scheduler(SchedulerExtras):
                         s = self._new_slot(task_id)
                     else:  # a ghost becomes a task
                         del self._ghosts[task_id]
-                        self._unknown_refs -= len(slots(out[s])) + len(self._oout.get(s, ()))
                     self._order.append(s)
                     self._seq = seq = self._seq + 1
-                    gen[s], self._stamp[s], st[s] = 1, seq, P
+                    gen[s], self._stamp[s], st[s] = 1, seq << KEY_SHIFT | s, P
                     if fn is not None:
                         self._fn[s] = fn
                     b = PACK(s)
-                    waiting = unknown = 0
-                    cause = None
                     cyclic = None in got
                     if cyclic:  # deps named before they are submitted (or itself)
                         for dep_id in deps:
                             if dep_id not in slot:  # itself is: its slot exists
                                 self._ghosts[dep_id] = self._new_slot(dep_id)
                         got = list(map(slot.__getitem__, deps))
+                    if cyclic or task_id in deps:  # (an older ghost set it when it was named)
+                        self._maybe_cyclic = True
                     for d in got:  # a repeat is linked once per occurrence
                         buf = out[d]
                         if buf is None:
                             out[d] = bytearray(b)  # the reverse edge
                         else:
                             buf += b
-                        x = st[d]
-                        if x != OK:
-                            waiting += 1
-                            if x < 0:  # a ghost
-                                unknown += 1
-                                cyclic = True
-                            elif x >= FAIL and cause is None:
-                                cause = self._dead_cause(d)
-                    if unknown:
-                        self._unknown_refs += unknown
-                    if cyclic or task_id in deps:
-                        self._maybe_cyclic = True
+                    waiting = len(got)
+                    cause = None
+                    if self._started or self._cause:
+                        # Some dep may be SUCCEEDED or dead. Before start() nothing has run,
+                        # and no task is dead while no task has a cause (only CANCELLED and
+                        # BLOCKED have one; FAILED needs a run): every dep is outstanding.
+                        xs = list(map(st.__getitem__, got))
+                        waiting -= xs.count(OK)
+                        if waiting and max(xs) >= FAIL:  # cause of the first dead dep
+                            cause = self._dead_cause(got[next(i for i, x in enumerate(xs)
+                                                              if x >= FAIL)])
                     self._deps[s] = tuple(got)
                     self._wait[s] = waiting
                     if cause is not None:
@@ -186,8 +195,7 @@ class Scheduler(SchedulerExtras):
                         if self._started:
                             self._t[s] = self._clock()
                         st[s] = R
-                        self._queued[seq] = s
-                        heappush(self._heap, seq)
+                        self._incoming.append(self._stamp[s])
                     return 1
         return self._submit(task_id, deps, fn, optional)
 
@@ -232,7 +240,7 @@ class Scheduler(SchedulerExtras):
                 raise ClosedError("cannot start(): the scheduler was closed before it started")
             if self._started:
                 return
-            if self._unknown_refs:
+            if self._ghosts:
                 ids, ghosts = self._id, self._ghosts
                 for s in sorted(self._order, key=self._stamp.__getitem__):
                     wanted = _uniq((*self._deps[s], *self._opt.get(s, ())))
@@ -245,7 +253,11 @@ class Scheduler(SchedulerExtras):
                     raise CycleError(cycle)
                 self._maybe_cyclic = False
             self._started = True
-            self._t_start = self._clock()
+            # a READY wait counts from start() at the earliest: the tasks READY now (every
+            # queued key, stale ones harmlessly too) are READY since now
+            t = self._t
+            deque(map(t.__setitem__, map(SLOT_MASK.__and__, (*self._heap, *self._incoming)),
+                      repeat(self._clock())), 0)
 
     # ---- rule 3: ready -------------------------------------------------------------------
     def ready(self, limit: int | None = None) -> list[Claim]:
@@ -270,34 +282,34 @@ class Scheduler(SchedulerExtras):
             n = self.max_concurrency - self._running
             if limit is not None and limit < n:
                 n = limit
-            heap = self._heap
+            entries = self._entries()
             out: list[Any] = []
-            if n <= 0 or not heap:
+            if n <= 0 or not entries:
                 return out
             now = self._clock()
-            if n >= len(heap) and not self._stale and not self._opt:
+            if n >= entries and not self._stale and not self._opt:
                 return self._claim_all(now, as_claims)
             m = self._m
             wait_total, wait_max = m.ready_wait_total, m.ready_wait_max
             stale = 0
-            qpop, append, t_start = self._queued.pop, out.append, self._t_start
+            append, parked = out.append, self._parked
             st, stamp, t, ids, gen, fns = (self._st, self._stamp, self._t, self._id, self._gen,
                                            self._fn)
             opt = self._opt
-            entries = len(heap)
             if n >= entries:  # every entry goes: one C sort, not a heappop (log V) per entry
-                seqs: Iterable[int] = sorted(heap)
-                heap.clear()
+                keys: Iterable[int] = self._take_all()
             else:
-                seqs = map(heappop, repeat(heap, entries))  # pops lazily, never past the end
-            for seq in seqs:
-                s = qpop(seq)
-                if st[s] != R or stamp[s] != seq:
+                self._admit()
+                keys = map(heappop, repeat(self._heap, entries))  # lazily, never past the end
+            for key in keys:
+                s = key & SLOT_MASK
+                if st[s] != R or stamp[s] != key:
                     stale += 1
+                    if parked:
+                        parked.discard(key)  # its entry is gone: a new one if READY again
                     continue
                 st[s] = RUN
-                ts = t[s]
-                w = now - (ts if ts > t_start else t_start)  # READY before start()
+                w = now - t[s]
                 t[s] = now
                 wait_total += w
                 if w > wait_max:
@@ -323,11 +335,9 @@ class Scheduler(SchedulerExtras):
         """_claim() when every queued entry goes and none is stale (so every one is live) and
         no task has optional deps: the same claims and metrics, with the per-claim work done
         by C loops (map/zip over the slots) instead of bytecode per claim."""
-        ss = list(map(self._queued.__getitem__, sorted(self._heap)))
-        self._heap.clear()
-        self._queued.clear()
+        ss = list(map(SLOT_MASK.__and__, self._take_all()))
         st, t, ids, gen = self._st, self._t, self._id, self._gen
-        waits = list(map(max, map(t.__getitem__, ss), repeat(self._t_start)))  # READY since
+        since = list(map(t.__getitem__, ss))  # when each became READY
         deque(map(st.__setitem__, ss, repeat(RUN)), 0)
         deque(map(t.__setitem__, ss, repeat(now)), 0)
         k = len(ss)
@@ -335,8 +345,8 @@ class Scheduler(SchedulerExtras):
         self._running += k
         m.claims += k
         m.ready_wait_count += k
-        m.ready_wait_total += now * k - sum(waits)
-        m.ready_wait_max = max(m.ready_wait_max, now - min(waits))
+        m.ready_wait_total += now * k - sum(since)
+        m.ready_wait_max = max(m.ready_wait_max, now - min(since))
         fields = [map(ids.__getitem__, ss), map(gen.__getitem__, ss)]
         if not as_claims:
             return list(zip(*fields))
@@ -366,12 +376,54 @@ class Scheduler(SchedulerExtras):
         by one: an error (as complete() raises it) leaves the claims before it applied and the
         rest untouched."""
         with self._lock:
+            ss = self._all_running(claims)
+            if ss is not None:
+                return self._complete_batch(ss)
             return self._complete_all(claims)
 
+    def _all_running(self, claims: Iterable[Sequence[Any]]) -> list[int] | None:
+        """The slots named by ``claims`` (a list or tuple) if each claim names, with an int,
+        the RUNNING current generation of a distinct task -- then every one applies -- else
+        None (the call-by-call path decides, and raises). Checked by C loops over the batch."""
+        if claims.__class__ is not list and claims.__class__ is not tuple:
+            return None
+        try:
+            ss = list(map(self._slot.get, map(_first, claims)))
+            gens = list(map(_second, claims))
+        except Exception:  # the call-by-call path raises it, after the claims before it
+            return None
+        if (None in ss or len(set(ss)) != len(ss) or not set(map(type, gens)) <= {int}
+                or list(map(self._gen.__getitem__, ss)) != gens
+                or list(map(self._st.__getitem__, ss)).count(RUN) != len(ss)):
+            return None
+        return ss
+
+    def _complete_batch(self, ss: list[int]) -> list[Reply]:
+        """complete() of every slot in ``ss`` (each RUNNING, distinct): the same states,
+        releases and metrics as one call each, the per-claim work done by C loops and the
+        dependents of the whole batch walked as one buffer."""
+        st, m = self._st, self._m
+        now = self._clock()
+        k = len(ss)
+        deque(map(st.__setitem__, ss, repeat(OK)), 0)
+        since = list(map(self._t.__getitem__, ss))  # when each was claimed
+        self._running -= k
+        m.run_count += k
+        m.run_total = sum(map(now.__sub__, since), m.run_total)  # the same float additions
+        if since:
+            m.run_max = max(m.run_max, now - min(since))
+        bufs = filter(None, map(self._out.__getitem__, ss))  # (None: no dependents)
+        self._release(memoryview(b"".join(bufs)).cast("I"), now)
+        oout = self._oout
+        if oout:
+            for s in ss:
+                if s in oout:
+                    self._opt_release(s)
+        return [_APPLIED_OK] * k
+
     def _complete_all(self, claims: Iterable[Sequence[Any]]) -> list[Reply]:
-        slot_get, gen, st, wait, out, stamp, t = (self._slot.get, self._gen, self._st,
-                                                 self._wait, self._out, self._stamp, self._t)
-        heap, queued, oout, m = self._heap, self._queued, self._oout, self._m
+        slot_get, gen, st, out, t = self._slot.get, self._gen, self._st, self._out, self._t
+        oout, m = self._oout, self._m
         now = self._clock()
         replies: list[Reply] = []
         append = replies.append
@@ -397,19 +449,7 @@ class Scheduler(SchedulerExtras):
                     longest = took
                 buf = out[s]
                 if buf:
-                    for d in memoryview(buf).cast("I"):  # its dependents
-                        if st[d] == P:
-                            w = wait[d] - 1
-                            wait[d] = w
-                            if not w:
-                                st[d] = R
-                                t[d] = now
-                                seq = stamp[d]
-                                if seq in queued:
-                                    self._stale -= 1
-                                else:
-                                    queued[seq] = d
-                                    heappush(heap, seq)
+                    self._release(memoryview(buf).cast("I"), now)
                 if oout and s in oout:
                     self._opt_release(s)
                 append(_APPLIED_OK)
@@ -494,7 +534,7 @@ class Scheduler(SchedulerExtras):
             for s in hit:
                 st[s] = CAN
                 self._cause[s] = Cause("shutdown", ids[s], gen[s])
-            self._heap, self._queued, self._stale = [], {}, 0
+            self._clear_queue()
             return [ids[s] for s in hit]
 
     # ---- queries -------------------------------------------------------------------------
@@ -530,5 +570,5 @@ class Scheduler(SchedulerExtras):
             for s in self._order:
                 name = STATE[self._st[s]].name
                 m.states[name] = m.states.get(name, 0) + 1
-            m.heap_entries, m.stale_entries = len(self._heap), self._stale
+            m.heap_entries, m.stale_entries = self._entries(), self._stale
             return m

@@ -77,8 +77,8 @@ class ClaimCheckThenWriteScheduler(Scheduler):
         out: list[Claim] = []
         for s in ready:
             with self._lock:  # ... and the write, with no re-check that s is still READY
-                if self._queued.get(self._stamp[s]) == s:
-                    self._stale += 1  # its heap entry is dead now (keeps the books right)
+                if st[s] == R:
+                    self._stale += 1  # its queue entry is dead now (keeps the books right)
                 st[s] = RUN
                 self._running += 1
                 dead = tuple(self._id[d] for d in self._opt.get(s, ()) if st[d] >= FAIL)
@@ -136,7 +136,7 @@ class CloseSnapshotThenCancelScheduler(Scheduler):
             for s in hit:
                 st[s] = CAN
                 self._cause[s] = Cause("shutdown", self._id[s], self._gen[s])
-            self._heap, self._queued, self._stale = [], {}, 0
+            self._clear_queue()
             return [self._id[s] for s in hit]
 
 

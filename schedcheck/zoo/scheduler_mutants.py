@@ -271,7 +271,7 @@ class CloseDropsPendingScheduler(_Mutant):
     def close(self) -> list[Any]:
         with self._lock:
             self._closed = True  # MUTANT: no CANCELLED, no cause "shutdown", nothing returned
-            self._heap, self._queued, self._stale = [], {}, 0
+            self._clear_queue()
             return []
 
 
