@@ -75,9 +75,10 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Sequence
+from functools import reduce
 from heapq import heappop
 from itertools import repeat
-from operator import itemgetter
+from operator import add, itemgetter, sub
 from typing import Any
 
 from schedcheck.impl._scheduler_extras import SchedulerExtras
@@ -388,11 +389,14 @@ class Scheduler(SchedulerExtras):
         if claims.__class__ is not list and claims.__class__ is not tuple:
             return None
         try:
-            ss = list(map(self._slot.get, map(_first, claims)))
+            found = list(map(self._slot.get, map(_first, claims)))
             gens = list(map(_second, claims))
         except Exception:  # the call-by-call path raises it, after the claims before it
             return None
-        if (None in ss or len(set(ss)) != len(ss) or not set(map(type, gens)) <= {int}
+        if None in found:
+            return None
+        ss: list[int] = found  # type: ignore[assignment]  # (no None, just checked)
+        if (len(set(ss)) != len(ss) or not set(map(type, gens)) <= {int}
                 or list(map(self._gen.__getitem__, ss)) != gens
                 or list(map(self._st.__getitem__, ss)).count(RUN) != len(ss)):
             return None
@@ -409,7 +413,9 @@ class Scheduler(SchedulerExtras):
         since = list(map(self._t.__getitem__, ss))  # when each was claimed
         self._running -= k
         m.run_count += k
-        m.run_total = sum(map(now.__sub__, since), m.run_total)  # the same float additions
+        # left to right from the old total, as one complete() each adds them (sum() of floats
+        # compensates from Python 3.12 on); sub, not now.__sub__: an int now and a float start
+        m.run_total = reduce(add, map(sub, repeat(now, k), since), m.run_total)
         if since:
             m.run_max = max(m.run_max, now - min(since))
         bufs = filter(None, map(self._out.__getitem__, ss))  # (None: no dependents)

@@ -148,3 +148,19 @@ def test_a_batch_of_running_claims_completes_as_one_call_each() -> None:
     assert [r.outcome for r in again] == [Outcome.DUPLICATE] * 3
     with pytest.raises(TypeError, match="generation must be an int"):
         many.complete_many([(2, True)])
+
+
+def test_a_batch_completion_mixes_an_int_clock_with_float_claim_times() -> None:
+    # a clock may return a float at the claim and an int at the completion (a fake clock
+    # moved by whole seconds after a fractional start): the batch sums the run times as
+    # one complete() per claim would, instead of failing on int.__sub__(float)
+    now: list[float] = [0.25]
+    s = Scheduler(4, clock=lambda: now[0])
+    for i in range(3):
+        s.submit(i, [])
+    s.start()
+    pairs = s.ready_pairs()
+    now[0] = 2
+    assert [r.outcome for r in s.complete_many(pairs)] == [Outcome.APPLIED] * 3
+    m = s.metrics()
+    assert (m.run_count, m.run_total, m.run_max) == (3, 5.25, 1.75)
