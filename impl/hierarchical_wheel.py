@@ -129,11 +129,16 @@ class HierarchicalTimingWheel(_WheelBase):
 
     def _place_all(self, nodes: list[Handle], cursor: int) -> int:
         """``_still_live`` and ``_place(node, cursor)`` for each of ``nodes`` with the default
-        steps written out (one pass, no call per node but a higher level's append); return
-        the cancelled shells dropped. A cascade re-places a slot's nodes, ``_admit`` the
-        timers ``schedule`` queued."""
+        steps written out (one pass; no call per node, except to place one on level 2 or
+        higher); return the cancelled shells dropped. A cascade re-places a slot's nodes,
+        ``_admit`` the timers ``schedule`` queued. A cascade from level 2 (a timer's first,
+        for delays of B**2 ticks or more) fills only levels 0 and 1: both are written out."""
         base = self._base
-        lists0, occ0 = self._levels[0].lists, self._levels[0].occ
+        levels = self._levels
+        lists0, occ0 = levels[0].lists, levels[0].occ
+        # level 1 too when it exists (a cascade from level 2 fills only levels 0 and 1)
+        lists1, occ1 = (levels[1].lists, levels[1].occ) if len(levels) > 1 else (lists0, occ0)
+        span2 = base * base if len(levels) > 1 else base
         dead = 0
         for node in nodes:
             if node._callback is None:  # a cancelled shell, dropped here
@@ -142,15 +147,18 @@ class HierarchicalTimingWheel(_WheelBase):
             due = node._due
             delta = due - cursor
             if delta < base:
-                i = due % base
-                bucket = lists0[i]
-                if bucket is None:
-                    lists0[i] = [node]
-                    occ0[i] = 1
-                else:
-                    bucket.append(node)
+                lists, occ, i = lists0, occ0, due % base
+            elif delta < span2:
+                lists, occ, i = lists1, occ1, (due // base) % base
             else:
                 self._place_high(node, due, delta)
+                continue
+            bucket = lists[i]
+            if bucket is None:
+                lists[i] = [node]
+                occ[i] = 1
+            else:
+                bucket.append(node)
         return dead
 
     def _admit(self, nodes: list[Handle]) -> int:
