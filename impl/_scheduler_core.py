@@ -215,21 +215,14 @@ class SchedulerCore:
     def _release(self, dependents: Iterable[int], now: float) -> None:
         """Required deps just SUCCEEDED: each PENDING dependent (one entry per edge) loses one
         outstanding dep and is READY at zero, its wait counted from ``now``."""
-        st, wait, t, stamp = self._st, self._wait, self._t, self._stamp
-        push, parked = self._incoming.append, self._parked
+        st, wait, t, push = self._st, self._wait, self._t, self._push
         for d in dependents:
             if st[d] == P:
                 w = wait[d] - 1
                 wait[d] = w
                 if not w:
-                    st[d] = R
                     t[d] = now
-                    key = stamp[d]
-                    if parked and key in parked:  # READY again: its old entry revives
-                        parked.remove(key)
-                        self._stale -= 1
-                    else:
-                        push(key)
+                    push(d)
 
     def _block(self, root: int, cause: Cause, *, release_root: bool = True) -> None:
         """Rules 5-7: PENDING/READY tasks reachable through required dependents -> BLOCKED."""

@@ -195,8 +195,7 @@ class Scheduler(SchedulerExtras):
                     elif not waiting:
                         if self._started:
                             self._t[s] = self._clock()
-                        st[s] = R
-                        self._incoming.append(self._stamp[s])
+                        self._push(s)
                     return 1
         return self._submit(task_id, deps, fn, optional)
 
