@@ -78,7 +78,7 @@ class Executor(Protocol):
 
 
 def _ceil_div(a: int, b: int) -> int:
-    """``ceil(a / b)`` in integers: ``-(-a // b)`` (contract Part 2, arithmetic)."""
+    """``ceil(a / b)`` in integers: ``-(-a // b)`` (specs/wheel.md section 1)."""
     return -(-a // b)
 
 

@@ -45,7 +45,7 @@ TaskId = Hashable
 
 
 class TaskState(enum.Enum):
-    """The state of one *generation* of a task (contract Part 1, "States")."""
+    """The state of one *generation* of a task (specs/scheduler.md section 2)."""
 
     PENDING = "PENDING"  #: some dependency has not SUCCEEDED yet, none is dead
     READY = "READY"  #: every dependency SUCCEEDED; waiting for a claim by ready()
@@ -70,7 +70,7 @@ DEAD: frozenset[TaskState] = frozenset(
 
 
 class Outcome(enum.Enum):
-    """What a callback or cancel did (contract Part 1, "Operations")."""
+    """What a callback or cancel did (specs/scheduler.md section 3)."""
 
     APPLIED = "APPLIED"  #: the call changed state
     REQUESTED = "REQUESTED"  #: cancel of a RUNNING task was recorded

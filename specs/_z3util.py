@@ -119,7 +119,7 @@ def floor_div(a: Any, b: Any) -> Any:
 
 
 def ceil_div(a: Any, b: Any) -> Any:
-    """``ceil(a / b) == -(-a // b)`` (contract Part 2, arithmetic), ints or z3 terms."""
+    """``ceil(a / b) == -(-a // b)`` (specs/wheel.md section 1), ints or z3 terms."""
     return -floor_div(-a, b)
 
 

@@ -1,6 +1,6 @@
 """W-COST: a processed tick costs O(1 + timers in the visited bucket), never O(all timers).
 
-The workload (contract Part 2, "Costs"): a wheel with ``tick=1`` and ``wheel_size=64`` holds
+The workload (specs/wheel.md section 5): a wheel with ``tick=1`` and ``wheel_size=64`` holds
 ``n`` timers *parked* in one bucket far away -- all due at tick ``64 * 10**6 + 63``, so in a
 hashed wheel they sit in bucket 63 with a million rounds to go, and in a hierarchical wheel in
 an upper level that does not cascade for a long time. Then, rotation after rotation, the wheel

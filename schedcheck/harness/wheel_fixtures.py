@@ -194,7 +194,7 @@ def probe(factory: Callable[..., Any]) -> Support:
     if lacking:
         raise TargetUnusable(
             f"the target's wheels have no {', '.join(m + '()' for m in lacking)}; a wheel "
-            f"needs {', '.join(m + '()' for m in REQUIRED_METHODS)} (contract Part 2)"
+            f"needs {', '.join(m + '()' for m in REQUIRED_METHODS)} (specs/wheel.md section 3)"
         )
     values: dict[str, Callable[[], object]] = {
         "start": lambda: 0,

@@ -33,7 +33,7 @@ CANCELLED = "cancelled"
 
 
 def ceil_div(a: int, b: int) -> int:
-    """``ceil(a / b)`` in integers (contract Part 2, arithmetic)."""
+    """``ceil(a / b)`` in integers (specs/wheel.md section 1)."""
     return -(-a // b)
 
 
@@ -142,7 +142,7 @@ class Ledger:
     # ------------------------------------------------------------------ pictures
 
     def snapshot(self) -> dict[str, Any]:
-        """The wheel as the contract sees it (CONTRACT Part 2, rule 2's informative buckets)."""
+        """The wheel as the contract sees it (specs/wheel.md WI4: the informative buckets)."""
         w = self.wheel_size
         timers = [
             {

@@ -1,4 +1,4 @@
-"""Contract Part 1, rule by rule, on both the reference model and the production scheduler.
+"""specs/scheduler.md, rule by rule, on both the reference model and the production scheduler.
 
 Every test body runs on ``schedcheck.model.Scheduler`` and ``schedcheck.impl.Scheduler``
 (the ``S`` fixture) and calls ``check_invariants()`` at the end (the ``make`` helper keeps

@@ -1,4 +1,4 @@
-"""Hand-written scenarios for each rule of CONTRACT.md Part 2, one body for the model and both
+"""Hand-written scenarios for each rule of specs/wheel.md, one body for the model and both
 wheels (parametrized): due ticks, rotations, tie order (also after a cascade), the catch-up
 budget, lag, executor semantics, cancel and max_pending."""
 
