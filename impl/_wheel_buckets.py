@@ -121,6 +121,28 @@ class _BucketArray:
         """Take bucket ``index`` out; return its pending handles in order (shells dropped)."""
         return [node for node in self.take(index) if node._callback is not None]
 
+    def swap_out(self) -> tuple[list[list[Handle] | None], bytearray]:
+        """Take every bucket out at once (the array is left empty) and return them, for
+        ``put_behind``: what is appended meanwhile goes in front of them."""
+        taken = self.lists, self.occ
+        self.lists = [None] * self.size
+        self.occ = bytearray(self.size)
+        return taken
+
+    def put_behind(self, lists: list[list[Handle] | None], occ: bytearray) -> None:
+        """Put back the buckets ``swap_out`` returned, each behind what was appended to the
+        same bucket since: O(buckets put back + the entries of those that meet one)."""
+        mine, mine_occ = self.lists, self.occ
+        index = occ.find(1)
+        while index >= 0:
+            front = mine[index]
+            if front is None:
+                mine[index] = lists[index]
+                mine_occ[index] = 1
+            else:
+                front += lists[index] or ()
+            index = occ.find(1, index + 1)
+
     def iter_bucket(self, index: int) -> list[Handle]:
         bucket = self.lists[index]
         return [] if bucket is None else [node for node in bucket if node._callback is not None]

@@ -13,13 +13,17 @@ as the cursor moves, the earliest slot is cascaded exactly when its first tick i
 So the live slots of level ``l`` always lie in ``[ceil(c / B**l), c // B**l + B]``, ``B``
 consecutive values, one per bucket (``check_invariants`` asserts this window).
 
-Processing tick ``k``: for every level ``l >= 1`` with ``k % B**l == 0``, highest first, the
+Processing tick ``k``: for every level ``l >= 1`` with ``k % B**l == 0``, lowest first, the
 bucket of slot ``k // B**l`` is taken out and each pending node re-placed with cursor ``k``
-(it lands on a lower level; a level-2 node may go to level 1 and be cascaded again at once;
-cancelled shells are dropped). Then level 0's bucket ``k % B`` is taken out: every pending
-node in it is due at ``k``. Cascading appends
-older timers behind newer ones, so the tick's fired nodes are sorted by seq (timsort: O(n) when
-already ordered) -- ties fire in schedule order even after a cascade (rule 3).
+(it lands on a lower level; cancelled shells are dropped), *in front of* what the lower
+levels' buckets hold already. Then level 0's bucket ``k % B`` is taken out: every pending
+node in it is due at ``k``, in schedule order, so the tick fires them as they stand (rule 3)
+with no sort. Why the order holds: a timer is filed on level ``l`` when it is ``B**l`` ticks
+or more away, on a lower level when it is nearer, and the cursor only moves forward; so of
+two timers due at the same tick, the one that came down from a higher level was filed
+(scheduled) first. Cascading lowest first puts the highest level's timers in front last, and
+a level keeps the order its timers were filed in (``check_invariants`` asserts the seq order
+of each due tick in every bucket).
 
 Costs. ``schedule``/``cancel`` O(1) (an append to the queue the next ``advance`` files,
 ``_admit``, where the level choice is O(levels) = O(log_B delay); cancel is a state change,
@@ -37,12 +41,10 @@ Departures from the model: a cancelled handle's ``callback`` is None, as in the 
 
 from __future__ import annotations
 
-from operator import attrgetter
+from typing import Any
 
 from schedcheck.impl._wheel_buckets import _BucketArray
 from schedcheck.impl._wheel_common import Handle, _WheelBase, ceil_div
-
-_by_seq = attrgetter("_seq")
 
 __all__ = ["HierarchicalTimingWheel"]
 
@@ -127,18 +129,29 @@ class HierarchicalTimingWheel(_WheelBase):
             k = event + 1
         return last + 1
 
+    def _inline_levels(self) -> tuple[Any, ...]:
+        """What ``_place_all`` files inline: levels 1 and 2 as (lists, occupancy, the delta
+        that ends the level), as far as they exist (an absent level's range is empty: a
+        delta past the last one goes through ``_place_high``, which adds levels)."""
+        levels, base = self._levels, self._base
+        top = len(levels) - 1
+        end1 = base * base if top >= 1 else base
+        end2 = end1 * base if top >= 2 else end1
+        array1, array2 = levels[min(1, top)], levels[min(2, top)]
+        return array1.lists, array1.occ, end1, array2.lists, array2.occ, end2
+
     def _place_all(self, nodes: list[Handle], cursor: int) -> int:
         """``_still_live`` and ``_place(node, cursor)`` for each of ``nodes`` with the default
-        steps written out (one pass; no call per node, except to place one on level 2 or
+        steps written out (one pass; no call per node, except to place one on level 3 or
         higher); return the cancelled shells dropped. A cascade re-places a slot's nodes,
-        ``_admit`` the timers ``schedule`` queued. A cascade from level 2 (a timer's first,
-        for delays of B**2 ticks or more) fills only levels 0 and 1: both are written out."""
+        ``_admit`` the timers ``schedule`` queued (with 64 buckets a level, levels 0 to 2
+        cover 262,144 ticks: almost every timer is filed inline). A cascade's caller has
+        swapped the lower levels' buckets out, so this only appends."""
         base = self._base
         levels = self._levels
         lists0, occ0 = levels[0].lists, levels[0].occ
-        # level 1 too when it exists (a cascade from level 2 fills only levels 0 and 1)
-        lists1, occ1 = (levels[1].lists, levels[1].occ) if len(levels) > 1 else (lists0, occ0)
-        span2 = base * base if len(levels) > 1 else base
+        known = len(levels)
+        lists1, occ1, end1, lists2, occ2, end2 = self._inline_levels()
         dead = 0
         for node in nodes:
             if node._callback is None:  # a cancelled shell, dropped here
@@ -148,10 +161,15 @@ class HierarchicalTimingWheel(_WheelBase):
             delta = due - cursor
             if delta < base:
                 lists, occ, i = lists0, occ0, due % base
-            elif delta < span2:
+            elif delta < end1:
                 lists, occ, i = lists1, occ1, (due // base) % base
+            elif delta < end2:
+                lists, occ, i = lists2, occ2, (due // end1) % base
             else:
                 self._place_high(node, due, delta)
+                if len(levels) != known:  # it added levels: file the next timers inline too
+                    known = len(levels)
+                    lists1, occ1, end1, lists2, occ2, end2 = self._inline_levels()
                 continue
             bucket = lists[i]
             if bucket is None:
@@ -165,22 +183,31 @@ class HierarchicalTimingWheel(_WheelBase):
         return self._place_all(nodes, self._cursor)
 
     def _cascade(self, k: int) -> None:
+        """Re-place, for every level ``l >= 1`` whose slot starts at ``k`` (lowest first), that
+        slot's timers on the levels below, in front of what those hold already: they are the
+        older timers of their due ticks (the module's docstring says why), so every bucket
+        stays in schedule order per due tick and the tick fires level 0 without a sort."""
         top = 0
         levels, spans, base = self._levels, self._spans, self._base
         while top + 1 < len(levels) and k % spans[top + 1] == 0:
             top += 1
-        for level in range(top, 0, -1):
+        for level in range(1, top + 1):
             array = levels[level]
             index = (k // spans[level]) % base
             if not array.occ[index]:
                 continue
-            if not (self._plain_place and self._plain_live):
+            nodes = array.take(index)
+            below = levels[:level]
+            taken = [lower.swap_out() for lower in below]
+            if self._plain_place and self._plain_live:
+                self._dead -= self._place_all(nodes, k)
+            else:
                 place = self._place
-                for node in array.detach(index):
+                for node in nodes:
                     if self._still_live(node):
                         place(node, k)
-                continue
-            self._dead -= self._place_all(array.take(index), k)
+            for lower, (lists, occ) in zip(below, taken):
+                lower.put_behind(lists, occ)
 
     def _process_tick(self, k: int, out: list[Handle]) -> None:
         if k % self._base == 0:  # only then can a slot of a level >= 1 start
@@ -192,9 +219,7 @@ class HierarchicalTimingWheel(_WheelBase):
             self._dead -= taken - len(due)  # the cancelled shells dropped here
         else:
             due = [n for n in due if self._still_live(n)]
-        if len(due) > 1:
-            due.sort(key=_by_seq)  # cascaded nodes arrive behind newer ones (rule 3)
-        for node in due:  # all due at k: check_invariants asserts level 0 holds due - c < B
+        for node in due:  # all due at k, in seq order (_cascade); WI6: level 0 holds delta < B
             node._owner = None  # fired: rule 3, marked before any callback runs (_fire)
         out.extend(due)
         self._pending -= len(due)
@@ -213,8 +238,14 @@ class HierarchicalTimingWheel(_WheelBase):
             linked += array.check()[0]
             span = self._spans[level]
             for index in range(self._base):
+                last_seq: dict[int, int] = {}  # due tick -> the seq of its last timer so far
                 for node in array.iter_bucket(index):
                     self._check_node(node)
+                    assert last_seq.get(node._due, -1) < node._seq, (
+                        f"{node!r} stands behind a newer timer of its due tick in bucket "
+                        f"{index} of level {level}: the tick would fire them out of order"
+                    )
+                    last_seq[node._due] = node._seq
                     slot = node._due // span
                     assert slot % self._base == index, f"{node!r} in wrong bucket {index}"
                     assert node._rounds == 0, f"{node!r} has rounds in a hierarchical wheel"

@@ -370,3 +370,24 @@ def test_pending_counts_live_timers(cls: Any) -> None:
     w.advance(3)
     assert w.pending() == 1
     w.check_invariants()
+
+
+def test_ties_keep_schedule_order_whatever_levels_they_came_down(cls: Any) -> None:
+    """Every way two timers due at the same tick can be filed -- the first at tick ``t1``, the
+    second at ``t2``, one or both far enough to start on a higher level, the clock advanced
+    tick by tick or at once -- fires them in schedule order (a hierarchical wheel that
+    cascades its levels highest first, or appends a cascade behind newer timers, fails)."""
+    for size in (2, 3):
+        for t1 in range(12):
+            for t2 in range(t1, 12):
+                for due in range(t2 + 1, 20):
+                    for step in (False, True):
+                        w = cls(1, size)
+                        w.advance(t1)
+                        first = w.schedule(due, noop)
+                        w.advance(t2)
+                        second = w.schedule(due, noop)
+                        fired = []
+                        for now in range(t2, due + 1) if step else [due]:
+                            fired += w.advance(now)
+                        assert fired == [first, second], (size, t1, t2, due, step)
