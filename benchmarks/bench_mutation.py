@@ -119,8 +119,8 @@ OUTSIDE_CONTRACT = {
         "called only by the wheel's check_invariants() (not part of the contract)",
     ("impl/scheduler.py", "metrics"): "metrics(): not part of the contract (specs/scheduler.md)",
     ("impl/_wheel_buckets.py", "detach"):
-        "detach() serves only the cascade of a subclass that replaces _place or _still_live "
-        "(the zoo's mutants); the bundled wheels take a bucket whole and filter it inline",
+        "detach() serves only the zoo's mutant wheels (their own tick loops); the bundled "
+        "wheels take a bucket whole and filter it inline",
     ("impl/_wheel_buckets.py", "iter_bucket"):
         "called only by the wheels' structure checks (check_invariants(): not part of the "
         "contract)",
@@ -212,6 +212,14 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     ("impl/_wheel_common.py", "advance", "core/ReplaceComparisonOperator_Gt_IsNot",
      "if self._dead > self._pending and self._dead is not _MIN_SHELLS:"):
         "compacts also with few shells (more often, O(entries) each): the same timers fire",
+    ("impl/hierarchical_wheel.py", "_place_high", "core/ReplaceComparisonOperator_Lt_IsNot",
+     "while to is not len(levels) and delta >= spans[to] * base:"):
+        "`to` counts up by one from 1 to at most len(levels), so `<` and `is not` agree while "
+        "CPython shares the ints (below 257 levels: a delay under B**256 ticks)",
+    ("impl/hierarchical_wheel.py", "HierarchicalTimingWheel", "core/ReplaceFalseWithTrue",
+     "_keeps_rounds = True  # levels instead of rounds"):
+        "the hierarchical wheel never reads a timer's rounds (schedule then computes them for "
+        "nothing): only its check_invariants() and the handle's informative rounds attribute do",
     ("impl/hierarchical_wheel.py", "_place", "core/AddNot",
      "if not self._plain_place and due - cursor < self._base:  # level 0 (the cascades' hot "
      "path)"):
@@ -593,7 +601,7 @@ def _rows_from_log(log: Path) -> list[tuple[Mutation, dict[str, Any], str | None
         source = mutate(path, op, int(occ)) or ""
         m = Mutation(path, op, int(occ), definition, source)
         out: dict[str, Any] = {"outcome": outcome}
-        got = re.match(r"(\S+) in ([\d.]+) s \(([\d.]+) s CPU\), (\d+) steps", tail)
+        got = re.match(r"(.+?) in ([\d.]+) s \(([\d.]+) s CPU\), (\d+) steps", tail)
         if got:
             out.update(clause=got[1], seconds=float(got[2]), cpu=float(got[3]),
                        steps=int(got[4]))

@@ -27,14 +27,14 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 __all__ = ["STEP_SECONDS", "StepTimeout", "call_limited", "guarded", "memory_ceiling",
-           "step_limit", "step_seconds"]
+           "step_limit", "step_seconds", "timeouts"]
 
 #: The longest a single call of the target may take before it counts as a hang.
 STEP_SECONDS = 10.0
 #: How much the address space may grow during a guarded run (bytes).
 MEMORY_HEADROOM = 4 << 30
 
-_state = {"seconds": 0.0}
+_state = {"seconds": 0.0, "timeouts": 0}
 _default = {"seconds": STEP_SECONDS}
 
 
@@ -63,18 +63,32 @@ class StepTimeout(BaseException):
     """A call of the target did not return within the step time limit."""
 
 
+def timeouts() -> int:
+    """How many calls the step time limit has interrupted in this process so far (each one
+    waited out the whole limit)."""
+    return int(_state["timeouts"])
+
+
 def _alarm(signum: int, frame: Any) -> None:
     raise StepTimeout()
 
 
 def call_limited(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
-    """``fn(*args, **kwargs)``, interrupted with :class:`StepTimeout` past the limit."""
+    """``fn(*args, **kwargs)``, interrupted with :class:`StepTimeout` past the limit.
+
+    The alarm repeats every tenth of the limit until the call ends: a ``StepTimeout`` raised
+    where Python cannot propagate it (in a garbage-collector callback, say, which reports it
+    as unraisable and goes on) is raised again at the target's next step, so a hang always
+    ends."""
     seconds = _state["seconds"]
     if not seconds or threading.current_thread() is not threading.main_thread():
         return fn(*args, **kwargs)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    signal.setitimer(signal.ITIMER_REAL, seconds, seconds / 10)
     try:
         return fn(*args, **kwargs)
+    except StepTimeout:
+        _state["timeouts"] += 1
+        raise
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
 

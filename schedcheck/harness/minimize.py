@@ -19,7 +19,8 @@ removed, keeping a removal whenever the replay still breaks the same clause:
 
 The counterexample returned is the last replay's: its code lines, checks and pictures come
 from a real run of the reduced program. Each replay is a plain call sequence (a few
-milliseconds); :data:`MAX_REPLAYS` bounds the work. Nothing here imports ``schedcheck.impl``.
+milliseconds); :data:`MAX_REPLAYS` bounds the work, and :data:`MAX_HUNG_REPLAYS` the replays
+that hang (each waits out the step time limit). Nothing here imports ``schedcheck.impl``.
 """
 
 from __future__ import annotations
@@ -39,10 +40,14 @@ from schedcheck.harness.common import Divergence, RunContext, SuiteMachine
 from schedcheck.harness.program import Op, TimerName
 from schedcheck.harness.result import Counterexample, RunResult
 
-__all__ = ["MAX_REPLAYS", "Minimized", "minimize", "replay"]
+__all__ = ["MAX_HUNG_REPLAYS", "MAX_REPLAYS", "Minimized", "minimize", "replay"]
 
 #: Most replays one minimisation may make (each is one run of a short program).
 MAX_REPLAYS = 3000
+#: Most replays of one minimisation that may hang. Each waits out the step time limit
+#: (``guard.STEP_SECONDS``, 10 s), so without a bound a hanging target's reduction could take
+#: hours; after this many it stops, and the counterexample is the shortest reached by then.
+MAX_HUNG_REPLAYS = 6
 #: Programs up to this many steps also get the pass over contiguous runs (O(n^2) replays).
 WINDOW_PASS_MAX = 40
 #: The scheduler suite's alphabet (``sched_fixtures.IDS``), the names ids are renamed to.
@@ -55,6 +60,7 @@ class Minimized:
     program: list[Op]
     replays: int
     before: int  #: steps of the counterexample before the reduction
+    stopped: str = ""  #: why the reduction stopped at a limit before it was done ("" if done)
 
 
 def replay(machine_class: type[SuiteMachine], ops: list[Op]) -> tuple[Counterexample | None,
@@ -104,9 +110,17 @@ class _Search:
         self.replays = 0
         self.best: Counterexample | None = None
         self.best_program: list[Op] = []
+        self.timeouts_before = guard.timeouts()
+        self.stopped = ""
 
     def fails(self, ops: list[Op]) -> bool:
+        hung = guard.timeouts() - self.timeouts_before
         if self.replays >= MAX_REPLAYS:
+            self.stopped = f"stopped at the limit of {MAX_REPLAYS} replays"
+            return False
+        if hung >= MAX_HUNG_REPLAYS:
+            self.stopped = (f"stopped after {hung} replays that hung (each waits out the "
+                            f"{guard.step_seconds():g} s step limit)")
             return False
         self.replays += 1
         cx, played = replay(self.machine_class, ops)
@@ -337,7 +351,7 @@ def minimize(machine_class: type[SuiteMachine], program: list[Op],
             search.fails(renamed)
         assert search.best is not None
         return Minimized(search.best, search.best_program, search.replays,
-                         len(counterexample.steps))
+                         len(counterexample.steps), search.stopped)
 
     disabled = logging.root.manager.disable
     logging.disable(logging.CRITICAL)  # wheels log every callback error

@@ -246,4 +246,5 @@ def _found(machine: type[SuiteMachine], result: RunResult, ctx: RunContext, chun
     result.counterexample = new
     result.break_(new.clause)
     result.notes.append(f"minimized by delta debugging from {reduced.before} to "
-                        f"{len(new.steps)} steps ({reduced.replays} replays)")
+                        f"{len(new.steps)} steps ({reduced.replays} replays"
+                        + (f"; {reduced.stopped})" if reduced.stopped else ")"))

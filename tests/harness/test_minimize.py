@@ -60,3 +60,34 @@ def test_a_dropped_dependency_goes_with_its_task() -> None:
     # the reduced program breaks the clause again when replayed on its own
     again, _ = minimize._in_test_context(lambda: minimize.replay(machine, reduced.program))
     assert again is not None and again.clause == S7
+
+
+def test_the_reduction_of_a_hang_stops_after_a_few_replays_that_hang(monkeypatch: Any) -> None:
+    """Each replay that reproduces a hang waits out the whole step limit, so the reduction
+    counts them and stops at ``MAX_HUNG_REPLAYS``, saying so, with the shortest program it
+    reached (here a wheel whose cancel never returns, a step limit of 50 ms, a bound of 2)."""
+    from schedcheck.impl import HashedTimingWheel
+
+    from schedcheck.harness import guard
+    from schedcheck.harness.wheel_suite import run_wheel_suite
+
+    class CancelNeverReturns(HashedTimingWheel):
+        def cancel(self, handle: Any) -> bool:
+            while True:
+                pass
+
+    def hangs(**options: Any) -> tuple[int, Any]:
+        before = guard.timeouts()
+        with guard.step_limit(0.05):
+            result = run_wheel_suite(CancelNeverReturns, seed=3, profile="ci", budget=5,
+                                     **options)
+        return guard.timeouts() - before, result
+
+    in_search, _ = hangs(shrink=False)  # the search's own, without a reduction
+    monkeypatch.setattr(minimize, "MAX_HUNG_REPLAYS", 2)
+    total, result = hangs()
+    cx = result.counterexample
+    assert cx is not None and "Hang[no reply within 0.05 s]" in cx.message, result.notes
+    assert any("stopped after 2 replays that hung" in note for note in result.notes), (
+        result.notes)
+    assert total - in_search == 2
