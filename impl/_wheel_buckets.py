@@ -135,12 +135,14 @@ class _BucketArray:
         mine, mine_occ = self.lists, self.occ
         index = occ.find(1)
         while index >= 0:
+            back = lists[index]
+            assert back is not None, f"occupancy byte {index} is set for no bucket"
             front = mine[index]
             if front is None:
-                mine[index] = lists[index]
+                mine[index] = back
                 mine_occ[index] = 1
             else:
-                front += lists[index] or ()
+                front += back
             index = occ.find(1, index + 1)
 
     def iter_bucket(self, index: int) -> list[Handle]:

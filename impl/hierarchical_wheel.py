@@ -28,8 +28,10 @@ of each due tick in every bucket).
 Costs. ``schedule``/``cancel`` O(1) (an append to the queue the next ``advance`` files,
 ``_admit``, where the level choice is O(levels) = O(log_B delay); cancel is a state change,
 plus the amortized O(1) compaction). A tick costs O(1 + its bucket + the nodes
-cascaded at it, cancelled shells included); each timer is cascaded at most once per level, so
-a timer costs O(levels) over its life instead of the hashed wheel's O(delay / W) visits.
+cascaded at it, cancelled shells included), and a cascade from level ``l`` also puts back the
+occupied buckets of the levels below it (at most ``B`` each, once per ``B**l`` ticks: O(1)
+amortized per tick); each timer is cascaded at most once per level, so a timer costs
+O(levels) over its life instead of the hashed wheel's O(delay / W) visits.
 Finding the next event probes every level, O(levels) = O(log_B of the longest pending delay):
 empty top levels are dropped as soon as a probe sees them empty.
 ``advance`` over T ticks jumps to the next event (non-empty level-0 bucket or non-empty
