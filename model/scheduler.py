@@ -507,7 +507,8 @@ class Scheduler:
     __hash__ = None  # type: ignore[assignment]
 
     def check_invariants(self) -> None:
-        """Every invariant of specs/scheduler.md section 4; AssertionError with a story naming the task."""
+        """Every invariant of specs/scheduler.md section 4; AssertionError with a story naming
+        the task."""
         running = 0
         for t in self._tasks.values():
             who = f"{t.task_id!r} g{t.generation}"
