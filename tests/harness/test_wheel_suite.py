@@ -23,7 +23,9 @@ from tests.harness.wheel_targets import (
     LagOffByOneWheel,
     NoBackpressureWheel,
     PendingCountsCancelledWheel,
+    RaisingCancelWheel,
     ScanningWheel,
+    SearchingCancelWheel,
     SeedWheel,
     SilentCallbackErrorsWheel,
     SyncCallbackWheel,
@@ -188,6 +190,20 @@ def test_scaling_holds_for_the_bundled_wheels_every_time(wheel: Any) -> None:
         scaling = check_wheel_scaling(wheel, n=5_000)
         print(scaling.text)
         assert scaling.verdict == HELD, scaling.text
+
+
+def test_scaling_flags_a_cancel_that_searches_for_its_timer() -> None:
+    scaling = check_wheel_scaling(SearchingCancelWheel, n=2_000)
+    assert scaling.verdict == BROKEN, scaling.text
+    assert scaling.ratio > 5, scaling.text
+    assert "per cancel" in scaling.text and "cost per tick" in scaling.text
+
+
+def test_scaling_of_a_wheel_whose_cancel_raises_judges_its_ticks_and_says_so() -> None:
+    scaling = check_wheel_scaling(RaisingCancelWheel, n=2_000)
+    assert scaling.verdict == HELD, scaling.text
+    assert ("cancel not measured: NotImplementedError: cancel is not written yet"
+            in scaling.text)
 
 
 def test_scaling_flags_a_wheel_that_walks_every_timer_on_each_tick_every_time() -> None:

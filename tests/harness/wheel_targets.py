@@ -9,7 +9,9 @@
   a timer fires on the first visit of its bucket.
 * Model subclasses that break one rule each: :class:`DoubleCancelWheel` (cancel of a cancelled
   handle is True again), :class:`SyncCallbackWheel` (runs callbacks on the advancing thread);
-  and :class:`ScanningWheel` (right answers, but every tick walks every timer: W-COST).
+  and :class:`ScanningWheel` (right answers, but every tick walks every timer: W-COST);
+  :class:`SearchingCancelWheel` (cancel walks the buckets: W-COST) and
+  :class:`RaisingCancelWheel` (no cancel yet: W-COST judges the ticks alone).
 """
 
 from __future__ import annotations
@@ -113,6 +115,25 @@ class SyncCallbackWheel(TimingWheel):
             with contextlib.suppress(Exception):
                 handle.callback()
         return fired
+
+
+class SearchingCancelWheel(TimingWheel):
+    """Right answers, but ``cancel`` first looks for its timer among the live ones, in Python,
+    instead of going through the handle alone (the seed: "a handle points at the node, so
+    cancel needs no search"): W-COST must flag it."""
+
+    def cancel(self, handle: Handle) -> bool:
+        for live in list(self._live.values()):
+            if live is handle:
+                break
+        return super().cancel(handle)
+
+
+class RaisingCancelWheel(SeedWheel):
+    """A wheel whose ``cancel`` is not there yet: it raises. W-COST still judges its ticks."""
+
+    def cancel(self, handle: Any) -> bool:
+        raise NotImplementedError("cancel is not written yet")
 
 
 class ScanningWheel(SeedWheel):
