@@ -76,14 +76,14 @@ def _alarm(signum: int, frame: Any) -> None:
 def call_limited(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
     """``fn(*args, **kwargs)``, interrupted with :class:`StepTimeout` past the limit.
 
-    The alarm repeats every tenth of the limit until the call ends: a ``StepTimeout`` raised
-    where Python cannot propagate it (in a garbage-collector callback, say, which reports it
-    as unraisable and goes on) is raised again at the target's next step, so a hang always
-    ends."""
+    The alarm repeats (every tenth of the limit, at least a second apart) until the call
+    ends: a ``StepTimeout`` raised where Python cannot propagate it (in a garbage-collector
+    callback, say, which reports it as unraisable and goes on) is raised again later, once
+    the report of the first is done, so a hang always ends."""
     seconds = _state["seconds"]
     if not seconds or threading.current_thread() is not threading.main_thread():
         return fn(*args, **kwargs)
-    signal.setitimer(signal.ITIMER_REAL, seconds, seconds / 10)
+    signal.setitimer(signal.ITIMER_REAL, seconds, max(seconds / 10, 1.0))
     try:
         return fn(*args, **kwargs)
     except StepTimeout:

@@ -118,7 +118,9 @@ def test_each_clause_breaks_for_a_wheel_with_that_one_mistake(wheel: Any, clause
 
 
 def test_a_cancel_that_succeeds_twice_breaks_rule_4() -> None:
-    result = run_wheel_suite(DoubleCancelWheel, seed=2, shrink=False)
+    # the ci profile's budget: under the dev profile this seed's run found the double cancel in
+    # one process and not in another (Hypothesis's draws parted after the seventh example)
+    result = run_wheel_suite(DoubleCancelWheel, seed=2, shrink=False, profile="ci")
     cx = result.counterexample
     assert cx is not None and cx.clause == "W4"
     assert cx.divergence is not None and cx.divergence.code.startswith("target.cancel(")
