@@ -117,6 +117,16 @@ OUTSIDE_CONTRACT = {
         "called only by the wheel's check_invariants() (not part of the contract)",
     ("impl/hierarchical_wheel.py", "_check_structure"):
         "called only by the wheel's check_invariants() (not part of the contract)",
+    ("impl/_wheel_common.py", "_check_node"):
+        "called only by the wheels' check_invariants() (not part of the contract)",
+    ("impl/_wheel_common.py", "_check_queued"):
+        "called only by the wheels' check_invariants() (not part of the contract)",
+    ("impl/hashed_wheel.py", "_check_queued"):
+        "called only by the wheel's check_invariants() (not part of the contract)",
+    ("impl/hashed_wheel.py", "_check_rounds"):
+        "called only by the wheel's check_invariants() (not part of the contract)",
+    ("impl/hierarchical_wheel.py", "_check_queued"):
+        "called only by the wheel's check_invariants() (not part of the contract)",
     ("impl/scheduler.py", "metrics"): "metrics(): not part of the contract (specs/scheduler.md)",
     ("impl/_wheel_buckets.py", "detach"):
         "detach() serves only the zoo's mutant wheels (their own tick loops); the bundled "
@@ -216,6 +226,20 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
      "while to is not len(levels) and delta >= spans[to] * base:"):
         "`to` counts up by one from 1 to at most len(levels), so `<` and `is not` agree while "
         "CPython shares the ints (below 257 levels: a delay under B**256 ticks)",
+    ("impl/hashed_wheel.py", "_process", "core/ReplaceComparisonOperator_GtE_LtE",
+     "if k >= check_at and last - k <= size and self._pending:"):
+        "asks _skip_rotations about short windows instead of long ones: its jump is exact for "
+        "any window (the rounds are rebased by WI4's formula), so the same ticks fire (speed "
+        "only)",
+    ("impl/hierarchical_wheel.py", "_place_all", "core/ReplaceComparisonOperator_NotEq_Is",
+     "if len(levels) is known:  # it added levels: file the next timers inline too"):
+        "refreshes the inline levels when none was added, and not when one was: a timer past "
+        "the stale ranges goes through _place_high, which puts it in the same bucket (speed "
+        "only)",
+    ("impl/hierarchical_wheel.py", "_inline_levels", "core/NumberReplacer",
+     "top = len(levels) - 2"):
+        "files one level fewer inline: _place_high puts those timers in the same buckets "
+        "(speed only)",
     ("impl/hierarchical_wheel.py", "HierarchicalTimingWheel", "core/ReplaceFalseWithTrue",
      "_keeps_rounds = True  # levels instead of rounds"):
         "the hierarchical wheel never reads a timer's rounds (schedule then computes them for "
