@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from schedcheck.harness.opcount import StepCounter
 from schedcheck.harness.result import BROKEN, HELD
 
-__all__ = ["ScalingResult", "ScalingTimeout", "measure_scaling"]
+__all__ = ["ScalingResult", "ScalingTimeout", "cost_ratio", "measure_scaling"]
 
 
 @dataclass
@@ -41,6 +41,12 @@ class ScalingResult:
 class ScalingTimeout(Exception):
     """Raised by a workload that gave up once its step budget was spent (see
     measure_scaling)."""
+
+
+def cost_ratio(small: float, large: float) -> float:
+    """The cost at the large size over the cost at the small one (infinite when the small one
+    cost nothing)."""
+    return large / small if small > 0 else float("inf")
 
 
 def _counted(workload: Callable[..., object], size: int, budget: int | None = None) -> int:
@@ -87,7 +93,7 @@ def measure_scaling(
     large = min(_counted(workload, n * factor, budget) for _ in range(repetitions))
     per_small = small / n
     per_large = large / (n * factor)
-    ratio = per_large / per_small if per_small > 0 else float("inf")
+    ratio = cost_ratio(per_small, per_large)
     bound = ">= " if budget is not None and large > budget else ""
     verdict = HELD if ratio <= threshold else BROKEN
     text = (

@@ -33,6 +33,7 @@ from typing import Any
 from schedcheck.harness.common import ScalingResult
 from schedcheck.harness.opcount import StepCounter
 from schedcheck.harness.result import BROKEN, HELD
+from schedcheck.harness.scaling import cost_ratio
 
 __all__ = ["check_wheel_scaling"]
 
@@ -91,7 +92,7 @@ def _calls(small: Any, large: Any, factor: int) -> tuple[list[float], str]:
         (s_small, h_small), (s_large, h_large) = _schedules(small), _schedules(large)
     except Exception as exc:
         return ratios, f"schedule and cancel not measured: {_raised(exc)}"
-    ratios.append(_ratio(s_small, s_large))
+    ratios.append(cost_ratio(s_small, s_large))
     words = f"per schedule {s_small:.1f} and {s_large:.1f} steps -- ratio {ratios[0]:.2f}"
     try:
         for wheel, warm in zip((small, large), handles):
@@ -99,17 +100,13 @@ def _calls(small: Any, large: Any, factor: int) -> tuple[list[float], str]:
         c_small, c_large = _cancels(small, h_small), _cancels(large, h_large)
     except Exception as exc:
         return ratios, f"{words}; cancel not measured: {_raised(exc)}"
-    ratios.append(_ratio(c_small, c_large))
+    ratios.append(cost_ratio(c_small, c_large))
     return ratios, (f"{words}; per cancel {c_small:.1f} and {c_large:.1f} -- ratio "
                     f"{ratios[1]:.2f} (O(1) ~1; a search among the timers ~{factor})")
 
 
 def _raised(exc: Exception) -> str:
     return type(exc).__name__ + (f": {exc}" if str(exc) else "")
-
-
-def _ratio(small: float, large: float) -> float:
-    return large / small if small > 0 else float("inf")
 
 
 def check_wheel_scaling(
@@ -133,7 +130,7 @@ def check_wheel_scaling(
     for rotation in range(1, repetitions + 1):
         best_small = min(best_small, _rotation(small, rotation))
         best_large = min(best_large, _rotation(large, rotation))
-    ratio = _ratio(best_small, best_large)
+    ratio = cost_ratio(best_small, best_large)
     text = (
         f"cost per tick away from the parked bucket: {best_small:.1f} Python steps with {n} "
         f"timers parked, {best_large:.1f} with {n * factor} -- ratio {ratio:.2f} "

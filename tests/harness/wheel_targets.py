@@ -10,7 +10,8 @@
 * Model subclasses that break one rule each: :class:`DoubleCancelWheel` (cancel of a cancelled
   handle is True again), :class:`SyncCallbackWheel` (runs callbacks on the advancing thread);
   and :class:`ScanningWheel` (right answers, but every tick walks every timer: W-COST);
-  :class:`SearchingCancelWheel` (cancel walks the buckets: W-COST) and
+  :class:`SearchingCancelWheel` (cancel first looks for its timer among the live ones:
+  W-COST) and
   :class:`RaisingCancelWheel` (no cancel yet: W-COST judges the ticks alone).
 """
 
