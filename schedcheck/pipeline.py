@@ -342,7 +342,7 @@ def _run_machine(
     machine = entry.make_machine(factory, result=result, extra_bases=extra_bases, **options)
     machine.set_aside = frozenset(set_aside)
     if settings is not None:
-        return common.run_suite(machine, result, settings)
+        return common.run_suite(machine, result, settings, reduce=True)
     base = common.suite_settings(examples=examples, profile=profile)
     # no shrink, and no explain (which replays the failure many more times to explain it)
     skipped = (hypothesis.Phase.shrink, hypothesis.Phase.explain)

@@ -133,7 +133,7 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str
         fresh = suite_machine(system, factory, name=name, tolerance=tolerance, result=result)
         chosen = self.settings
         try:
-            run_suite(fresh, result, chosen, keep_database=True)
+            run_suite(fresh, result, chosen, keep_database=True, reduce=True)
         except unittest.SkipTest:
             if Phase.generate in chosen.phases:
                 raise

@@ -58,6 +58,10 @@ class Step:
     thread: str | None = None  #: the worker/thread lane, for pictures ("w1", "tick")
     clause: str | None = None  #: the clause id this step exercises/broke (see clauses.py)
     check: str | None = None
+    #: a Python expression (same convention as ``check``) true iff the target did again what
+    #: it did when this was found; on the diverging step the replay fails when it is true, for
+    #: clauses that have no model reply to compare (invariants, oracles, tolerance mode)
+    observed: str | None = None
 
 
 @dataclass
@@ -76,6 +80,17 @@ class Counterexample:
     #: "timeline": [...]}; cycles: {"cycle": [...]}; deadlocks: {"wait_for": [[a, b], ...]}.
     snapshot: dict[str, Any] = field(default_factory=dict)
     hypothesis_program: str = ""  #: Hypothesis's own printed program, verbatim
+    #: what running the written replay.py showed (``schedcheck.report.replay_check``):
+    #: "verified: fails at step N as shown", or what it did instead; "" until it ran
+    replay_check: str = ""
+    #: the failing run before delta debugging reduced it (kept to write beside a reduced
+    #: replay that does not verify); not in report.json
+    unreduced: Counterexample | None = field(default=None, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        data = dataclasses.asdict(dataclasses.replace(self, unreduced=None))
+        del data["unreduced"]
+        return data
 
     @property
     def divergence(self) -> Step | None:
@@ -215,10 +230,9 @@ class RunResult:
             ],
             "broken": [cx.clause for cx in self.all_counterexamples()],
             # the other broken clauses' own counterexamples (the first is "counterexample")
-            "other_counterexamples": [dataclasses.asdict(cx)
-                                      for cx in self.all_counterexamples()[1:]],
+            "other_counterexamples": [cx.to_json() for cx in self.all_counterexamples()[1:]],
             "counterexample": (
-                dataclasses.asdict(self.counterexample) if self.counterexample else None
+                self.counterexample.to_json() if self.counterexample else None
             ),
         }
 

@@ -597,4 +597,4 @@ def run_scheduler_suite(
     if searched is not None:
         return searched
     return run_suite(machine, result, unshrunk_settings(examples, profile, shrink), progress,
-                     seed=seed)
+                     seed=seed, reduce=shrink)

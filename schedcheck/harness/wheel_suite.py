@@ -454,7 +454,7 @@ def run_wheel_suite(
     disabled = logging.root.manager.disable
     logging.disable(logging.CRITICAL)  # wheels log every callback error: thousands of lines
     try:
-        run_suite(machine, result, settings, progress, seed=seed)
+        run_suite(machine, result, settings, progress, seed=seed, reduce=shrink)
     finally:
         logging.disable(disabled)
     if result.counterexample is not None and not shrink:
