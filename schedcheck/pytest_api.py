@@ -133,7 +133,9 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str
         fresh = suite_machine(system, factory, name=name, tolerance=tolerance, result=result)
         chosen = self.settings
         try:
-            run_suite(fresh, result, chosen, keep_database=True, reduce=True)
+            # one reduction, delta debugging over the atomic program, as `check` does
+            run_suite(fresh, result, _without_shrinking(chosen), keep_database=True,
+                      reduce=True)
         except unittest.SkipTest:
             if Phase.generate in chosen.phases:
                 raise
@@ -183,3 +185,12 @@ def wheel_suite(factory: Callable[..., Any], settings: Any = None, *,
     ``tolerance=True`` checks only the invariants (never early, never twice, never after a
     cancel, never lost), for a wheel whose due ticks differ from the contract's by design."""
     return _suite("wheel", factory, settings, name=name, tolerance=tolerance)
+
+
+def _without_shrinking(settings: Any) -> Any:
+    """``settings`` without Hypothesis's shrink and explain phases (the failing run is
+    reduced by delta debugging instead)."""
+    import hypothesis
+
+    skipped = (hypothesis.Phase.shrink, hypothesis.Phase.explain)
+    return hypothesis.settings(settings, phases=[p for p in settings.phases if p not in skipped])

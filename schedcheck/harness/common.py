@@ -333,10 +333,12 @@ class SuiteMachine(RuleBasedStateMachine):
         *,
         step: Step | None = None,
         snapshot: Mapping[str, Any] | None = None,
+        again: str | None = None,
     ) -> None:
         """Record the counterexample of this run and raise :class:`Divergence`.
 
-        ``step`` (default: the last recorded step) is marked as the diverging one. A clause
+        ``step`` (default: the last recorded step) is marked as the diverging one; ``again``
+        is the replay's test of a breach its reply does not show (``Step.again``). A clause
         in :attr:`set_aside` is no counterexample: the call returns when the machine
         :meth:`can_continue` past it, else the example ends as invalid (``hypothesis.reject``)
         -- either way the other clauses keep being checked.
@@ -352,6 +354,8 @@ class SuiteMachine(RuleBasedStateMachine):
             step = self.trace.steps[-1]
         step.diverged = True
         step.clause = clause
+        if again is not None:
+            step.again = again
         snap = dict(self.snapshot())
         if snapshot:
             snap.update(snapshot)

@@ -33,6 +33,8 @@ NOT_REACHED = "not reached"
 NOT_EXERCISED = NOT_REACHED  # the earlier name of the same verdict
 PARTLY = "partly exercised"
 UNKNOWN = "unknown"  # a search (linearizability, z3) that ran out of budget
+#: How the reasons of a clause no step reached begin.
+_UNREACHED = ("not reached", "no step", "not run")
 #: The reason on the card for a clause only the contract level checks.
 CONTRACT_ONLY = "checked at the contract level only"
 
@@ -62,6 +64,9 @@ class Step:
     #: it did when this was found; on the diverging step the replay fails when it is true, for
     #: clauses that have no model reply to compare (invariants, oracles, tolerance mode)
     observed: str | None = None
+    #: on the diverging step: an expression true iff what broke the clause happened again, for
+    #: a breach the step's reply does not show (a callback on the wrong thread, say)
+    again: str | None = None
 
 
 @dataclass
@@ -126,8 +131,8 @@ class ClauseStat:
     def reason(self) -> str:
         """Why this verdict, in a few words (the card's last column)."""
         verdict = self.verdict
-        if self.why:
-            return self.why
+        if self.why and not (verdict in (BROKEN, HELD) and self.why.startswith(_UNREACHED)):
+            return self.why  # (a "not reached" why of one round never explains a verdict)
         if verdict == BROKEN:
             return "a counterexample broke it"
         lacks = f"the target lacks {self.missing}" if self.missing else "the target lacks a part"
@@ -221,13 +226,8 @@ class RunResult:
                 }
                 for s in self.stats.values()
             ],
-            "levels": [
-                {"level": part.level, "ok": part.ok,
-                 "clauses": {cid: {"verdict": s.verdict, "exercised": s.exercised,
-                                   "reason": s.reason}
-                             for cid, s in part.stats.items()}}
-                for part in self.levels
-            ],
+            # each level's verdicts are in the card's sections (report.json "card")
+            "levels": [{"level": part.level, "ok": part.ok} for part in self.levels],
             "broken": [cx.clause for cx in self.all_counterexamples()],
             # the other broken clauses' own counterexamples (the first is "counterexample")
             "other_counterexamples": [cx.to_json() for cx in self.all_counterexamples()[1:]],

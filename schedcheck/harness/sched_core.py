@@ -405,7 +405,7 @@ def run_core_suite(
     machine.set_aside = frozenset(set_aside)
     if explore(machine, result, budget=budget, examples=examples, seed=seed, profile=profile,
                progress=progress, shrink=shrink) is None:
-        run_suite(machine, result, unshrunk_settings(examples, profile, shrink), progress,
+        run_suite(machine, result, unshrunk_settings(examples, profile, False), progress,
                   seed=seed, reduce=shrink)
     result.notes.append("core level: the invariants every correct scheduler holds; "
                         "the contract's exact replies were not compared")

@@ -596,5 +596,7 @@ def run_scheduler_suite(
                        profile=profile, progress=progress, shrink=shrink)
     if searched is not None:
         return searched
-    return run_suite(machine, result, unshrunk_settings(examples, profile, shrink), progress,
+    # one reduction, delta debugging over the atomic program (Hypothesis's shrinker is slow
+    # on these machines and cannot drop a step inside a compound rule)
+    return run_suite(machine, result, unshrunk_settings(examples, profile, False), progress,
                      seed=seed, reduce=shrink)

@@ -60,7 +60,6 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-import hypothesis
 from hypothesis import event
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, invariant, precondition, rule
@@ -77,7 +76,7 @@ from schedcheck.harness.common import (
     observe,
     observe_model,
     run_suite,
-    suite_settings,
+    unshrunk_settings,
 )
 from schedcheck.harness.program import atomic
 from schedcheck.harness.result import RunResult
@@ -447,10 +446,8 @@ def run_wheel_suite(
                        profile=profile, progress=progress, shrink=shrink)
     if searched is not None:
         return searched
-    settings = suite_settings(examples=examples, profile=profile)
-    if not shrink:
-        settings = hypothesis.settings(
-            settings, phases=[p for p in settings.phases if p is not hypothesis.Phase.shrink])
+    # one reduction, delta debugging over the atomic program (see scheduler_suite)
+    settings = unshrunk_settings(examples, profile, False)
     disabled = logging.root.manager.disable
     logging.disable(logging.CRITICAL)  # wheels log every callback error: thousands of lines
     try:

@@ -14,6 +14,8 @@ Two renderings of the same rows: a rich ``Table`` for the terminal and plain tex
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.table import Table
 from rich.text import Text
 
@@ -29,8 +31,8 @@ from schedcheck.harness.result import (
 )
 from schedcheck.systems import get
 
-__all__ = ["STYLES", "card_rows", "card_sections", "card_table", "card_text", "replay_checks",
-           "summary_line"]
+__all__ = ["STYLES", "card_data", "card_rows", "card_sections", "card_table", "card_text",
+           "replay_checks", "summary_line"]
 
 #: The order verdicts are counted in.
 ORDER = (HELD, BROKEN, PARTLY, NOT_SUPPORTED, NOT_REACHED, UNKNOWN)
@@ -92,6 +94,26 @@ def _folded(stats: list[ClauseStat]) -> tuple[list[ClauseStat], list[tuple[list[
     groups = [(ids, reason) for reason, ids in by_reason.items() if len(ids) >= FOLD]
     folded = {cid for ids, _ in groups for cid in ids}
     return [s for s in stats if s.clause.id not in folded], groups
+
+
+def card_data(result: RunResult) -> list[dict[str, Any]]:
+    """The card as data, section by section, row by row, exactly as :func:`card_text` and
+    :func:`card_table` print it: the one source of the verdicts that ``report.json``
+    (``"card"``) and the HTML page show too."""
+    replays = replay_checks(result)
+    out = []
+    for title, stats in card_sections(result):
+        rows = []
+        for stat in stats:
+            verdict = stat.verdict
+            rows.append({"id": stat.clause.id, "title": stat.clause.title,
+                         "source": stat.clause.source, "verdict": verdict,
+                         "steps": stat.exercised,
+                         "reason": "" if verdict == HELD else stat.reason,
+                         "replay": replays.get(stat.clause.id, "") if verdict == BROKEN
+                         else ""})
+        out.append({"section": title, "summary": verdict_counts(stats), "rows": rows})
+    return out
 
 
 def replay_checks(result: RunResult) -> dict[str, str]:

@@ -170,6 +170,8 @@ def _observed(st: Step, code: str) -> str | None:
     this was found, if its reply shows it (the step's own ``observed``, else its reply
     compared with the one recorded). None when the reply was the model's own (the clause
     broke in something the reply does not show) or there is nothing to read."""
+    if st.again:
+        return st.again
     if st.expected and st.expected == st.actual:
         return None
     if st.actual.startswith(("raises Hang[", "raises OutOfMemory[")):

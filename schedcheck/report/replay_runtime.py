@@ -6,8 +6,9 @@ script it writes, together with ``schedcheck.adapt`` (how the check reads replie
 wheel's test doubles, so that a replay runs with any ``python3`` and imports nothing but the
 target. Keep it that way: this module may import the standard library alone (a test checks).
 
-* :func:`load_target` -- ``module:attr`` (importable from the folder the check ran in) or
-  ``path/to/file.py:attr``, as ``schedcheck check`` loads it; when the target's own imports
+* :func:`load_target` -- ``module:attr`` (importable from the folder the check ran in),
+  ``path/to/file.py:attr``, as ``schedcheck check`` loads it, or ``zoo:NAME`` (a mistake of
+  schedcheck's own zoo, which needs schedcheck); when the target's own imports
   fail (a target that imports schedcheck, say, run by a ``python3`` that does not have it),
   the folders the checking interpreter imported from are added and the load is tried again;
 * :class:`step_limit` -- the step time limit of the check: a step that does not return within
@@ -46,6 +47,9 @@ def load_target(spec: str, checked_in: str, search_paths: list[str]) -> Any:
 
 
 def _load(spec: str, checked_in: str) -> Any:
+    if spec.startswith("zoo:"):  # a catalogued mistake of schedcheck's zoo
+        catalogue = importlib.import_module("schedcheck.zoo.catalogue")
+        return catalogue.get(spec[len("zoo:"):]).factory
     where, _, attr = spec.rpartition(":")
     if where.endswith(".py") or "/" in where or os.sep in where:
         path = where if os.path.isabs(where) else os.path.join(checked_in, where)

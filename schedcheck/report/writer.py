@@ -23,7 +23,7 @@ from typing import Any
 
 from schedcheck.harness import guard
 from schedcheck.harness.result import Counterexample, RunResult
-from schedcheck.report.card import card_text
+from schedcheck.report.card import card_data, card_text
 from schedcheck.report.render import write_pictures
 from schedcheck.report.replay import replay_script
 from schedcheck.report.replay_check import ReplayCheck, check_replay
@@ -70,6 +70,8 @@ def check_command(result: RunResult, target_spec: str) -> str:
 def report_json(result: RunResult, *, command: str = "", files: list[str] | None = None,
                 extra: dict[str, Any] | None = None) -> dict[str, Any]:
     data = result.to_json()
+    # the verdicts as the card shows them, section by section (card.txt, index.html)
+    data["card"] = card_data(result)
     data["command"] = command
     data["files"] = files or []
     cx = result.counterexample
