@@ -89,6 +89,7 @@ class SchedulerCoreMachine(SuiteMachine):
         self.claims: list[tuple[Any, int]] = []
         self.killed: dict[Any, str] = {}  # task -> "S5" (failed) or "S6" (cancelled)
         self.late: set[Any] = set()  # tasks a complete() reached before any claim
+        self.again: set[Any] = set()  # succeeded tasks a complete() reached again
         self.seen: set[tuple[Any, int]] = set()
 
     # ------------------------------------------------------------------ helpers
@@ -231,10 +232,14 @@ class SchedulerCoreMachine(SuiteMachine):
                + repr([d for d in self.deps[tid] if self.state.get(d) != "succeeded"]))
         # released after a failure or a cancel: that rule's breach (S5/S6)
         clause = self._killer(tid) if tid in self.state else None
-        if clause is None and tid in self.state and any(
-                d in self.late for d in self.deps[tid] if self.state.get(d) != "succeeded"):
-            clause = "S4"  # a late callback for a dependency released it
-            why += " (a complete() for a dependency before it was claimed released it)"
+        deps = self.deps.get(tid, ()) if tid in self.state else ()
+        late = [d for d in deps if d in self.late and self.state.get(d) != "succeeded"]
+        again = [d for d in deps if d in self.again]
+        if clause is None and (late or again):
+            clause = "S4"  # a callback that must change nothing released a dependent
+            why += " after " + " and ".join(
+                ([f"a duplicate complete() of {again}"] if again else [])
+                + ([f"a complete() of {late} before it was claimed"] if late else []))
         self.diverge(clause or "S-CLAIM-DEPS", f"ready() claimed {tid!r}, which {why}",
                      step=step)
 
@@ -254,8 +259,9 @@ class SchedulerCoreMachine(SuiteMachine):
             self.exercise("S4")
             return
         first = state == "running"
-        again = "" if first else " again"
-        step, got = self._call(f"{op} {tid!r}{again}", op, tid, gen)
+        if not first and op == "complete" and state == "succeeded":
+            self.again.add(tid)
+        step, got = self._call(f"{op} {tid!r}{'' if first else ' again'}", op, tid, gen)
         clause = "S4" if op == "complete" else "S5"
         self.exercise(clause)
         if not first:
