@@ -38,9 +38,9 @@ class DoubleReleaseScheduler:
             color[t] = 1
             for d in self.deps.get(t, ()):
                 if color.get(d) == 1:
-                    raise CycleError(f"cycle {path + [d]}")
+                    raise CycleError(f"cycle {[*path, d]}")
                 if d not in color:
-                    visit(d, path + [d])
+                    visit(d, [*path, d])
             color[t] = 2
 
         for t in list(self.deps):
