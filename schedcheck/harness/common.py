@@ -367,6 +367,7 @@ class SuiteMachine(RuleBasedStateMachine):
             setup=self.trace.setup,
             seed=self.result.seed,
             snapshot=snap,
+            step_seconds=guard.step_seconds(),
         )
         self.ctx.failed(cx, self.program.ops if self.program is not None else None)
         raise Divergence(

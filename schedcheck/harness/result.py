@@ -88,6 +88,8 @@ class Counterexample:
     #: what running the written replay.py showed (``schedcheck.report.replay_check``):
     #: "verified: fails at step N as shown", or what it did instead; "" until it ran
     replay_check: str = ""
+    #: the step time limit the run had (a replay allows each step as long)
+    step_seconds: float | None = None
     #: the failing run before delta debugging reduced it (kept to write beside a reduced
     #: replay that does not verify); not in report.json
     unreduced: Counterexample | None = field(default=None, repr=False)

@@ -259,7 +259,7 @@ def replay_script(
         runtime=_runtime(),
         adapt=_adapt(),
         doubles=doubles,
-        step_seconds=guard.step_seconds(),
+        step_seconds=cx.step_seconds or guard.step_seconds(),
     )
     setup = cx.setup.strip() or "target = factory()"
     lines = [head, *preamble,

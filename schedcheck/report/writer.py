@@ -113,8 +113,8 @@ def _write_replay(cx: Counterexample, replay: Path, *, target_spec: str, cwd: st
     diverging = cx.divergence
     text = replay.read_text(encoding="utf-8")
     verdict = _checked.get(text) or check_replay(
-        replay, diverging.index if diverging else None, step_seconds=guard.step_seconds(),
-        steps=len(cx.steps))
+        replay, diverging.index if diverging else None,
+        step_seconds=cx.step_seconds or guard.step_seconds(), steps=len(cx.steps))
     _checked[text] = verdict
     cx.replay_check = verdict.text
     if not verdict.verified and cx.unreduced is not None:
@@ -125,7 +125,8 @@ def _write_replay(cx: Counterexample, replay: Path, *, target_spec: str, cwd: st
         files.append(other)
         at = full.divergence
         second = check_replay(other, at.index if at else None,
-                              step_seconds=guard.step_seconds(), steps=len(full.steps))
+                              step_seconds=full.step_seconds or guard.step_seconds(),
+                              steps=len(full.steps))
         cx.replay_check += (f"; the unreduced run ({len(full.steps)} steps) is in "
                             f"{other.name}, {second.text}")
     return files

@@ -128,3 +128,13 @@ class EarlyWheel:
 
     def pending(self) -> int:
         return self.count
+
+
+class HangsOnDuplicateScheduler(DoubleReleaseScheduler):
+    """Mistake: a second ``complete()`` of a task waits for a worker that never comes (it
+    spins), so a duplicate callback hangs the caller."""
+
+    def complete(self, tid: Any, generation: int = 1) -> tuple[str, str]:
+        while self.state.get(tid) == "SUCCEEDED":
+            pass
+        return super().complete(tid, generation)

@@ -116,3 +116,4 @@ def test_a_race_counterexample_replays_under_the_recorded_schedule(tmp_path: Pat
                             seed=1, suite=False, cost=False, rounds=True)
     for cx, script in _written(result, tmp_path, spec):
         _assert_replays(cx, script)
+
