@@ -1,0 +1,233 @@
+"""The two stores of the durable scheduler behind one small interface: a connection that runs
+``?``-parameter SQL and one transaction per call (``with store.transaction(): ...``).
+
+* :class:`SqliteStore` -- ``sqlite:///path/to/file`` (or ``sqlite://`` / ``sqlite:///:memory:``
+  for a private in-memory store): WAL journal, ``synchronous`` NORMAL or FULL
+  (``?synchronous=FULL``), every transaction ``BEGIN IMMEDIATE`` (the write lock is taken
+  first, so two processes never both read a free slot and then both write it), a busy timeout
+  so that waiting processes queue instead of failing.
+* :class:`PostgresStore` -- ``postgresql://...`` (psycopg 3): every changing transaction first
+  takes one transaction-scoped advisory lock (``pg_advisory_xact_lock``), so a claim reads
+  ``limit - count(RUNNING)`` with no other claimer between the read and the write; the tables
+  live in a schema of their own (``?schema=name``, default ``schedcheck``).
+
+Task ids are stored as text (:func:`encode_id`/:func:`decode_id`): str, int, float, bytes,
+None, bool and tuples of those keep their type across processes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import sqlite3
+from collections.abc import Iterator, Sequence
+from typing import Any, Protocol
+from urllib.parse import parse_qs, urlsplit, urlunsplit
+
+__all__ = ["PostgresStore", "SqliteStore", "Store", "decode_id", "encode_id", "open_store"]
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS dtask (
+    id TEXT PRIMARY KEY, seq BIGINT NOT NULL, gen BIGINT NOT NULL, state TEXT NOT NULL,
+    deps TEXT NOT NULL, fn TEXT, requested INTEGER NOT NULL DEFAULT 0,
+    cause_kind TEXT, cause_id TEXT, cause_gen BIGINT, error TEXT,
+    token BIGINT, expires DOUBLE PRECISION, attempts INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS dtask_by_state ON dtask (state, seq);
+CREATE TABLE IF NOT EXISTS dedge (dep TEXT NOT NULL, dependent TEXT NOT NULL,
+    PRIMARY KEY (dep, dependent));
+CREATE INDEX IF NOT EXISTS dedge_by_dependent ON dedge (dependent);
+CREATE TABLE IF NOT EXISTS dmeta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+#: the advisory lock every changing Postgres transaction takes (one per schema: see below)
+_LOCK_BASE = 0x5C4ED0
+
+
+def encode_id(value: Any) -> str:
+    """A task id as text that keeps its type (``TypeError`` for a type no store can keep)."""
+    return json.dumps(_tag(value), separators=(",", ":"))
+
+
+def _tag(value: Any) -> Any:
+    if value is None:
+        return ["n"]
+    if isinstance(value, bool):
+        return ["b", value]
+    if isinstance(value, int):
+        return ["i", value]
+    if isinstance(value, str):
+        return ["s", value]
+    if isinstance(value, float):
+        return ["f", value]
+    if isinstance(value, bytes):
+        return ["y", value.hex()]
+    if isinstance(value, tuple):
+        return ["t", [_tag(v) for v in value]]
+    raise TypeError(f"a durable task id must be str, int, float, bytes, bool, None or a tuple "
+                    f"of those (it is stored as data), got {type(value).__name__} {value!r}; "
+                    "use a string key for this task")
+
+
+def decode_id(text: str) -> Any:
+    return _untag(json.loads(text))
+
+
+def _untag(tag: list[Any]) -> Any:
+    kind = tag[0]
+    if kind == "n":
+        return None
+    if kind == "y":
+        return bytes.fromhex(tag[1])
+    if kind == "t":
+        return tuple(_untag(t) for t in tag[1])
+    return tag[1]
+
+
+class Store(Protocol):
+    """What the scheduler needs of a store."""
+
+    kind: str
+    url: str
+
+    def transaction(self, *, changing: bool = True) -> contextlib.AbstractContextManager[None]:
+        ...
+
+    def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
+        """Run one statement; the number of rows it changed."""
+        ...
+
+    def rows(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        ...
+
+    def close(self) -> None:
+        ...
+
+
+class SqliteStore:
+    """One SQLite connection (not shared between threads: one scheduler object per thread or
+    process; the file is shared)."""
+
+    kind = "sqlite"
+
+    def __init__(self, path: str, *, synchronous: str = "NORMAL", url: str = "") -> None:
+        if synchronous.upper() not in ("OFF", "NORMAL", "FULL", "EXTRA"):
+            raise ValueError(f"synchronous={synchronous!r}: choose NORMAL or FULL")
+        self.url = url or f"sqlite:///{path}"
+        self.path = path
+        self.db = sqlite3.connect(path, isolation_level=None, timeout=60.0,
+                                  check_same_thread=False)
+        if path != ":memory:":
+            self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute(f"PRAGMA synchronous={synchronous.upper()}")
+        with self.transaction():
+            for stmt in SCHEMA.split(";"):
+                if stmt.strip():
+                    self.db.execute(stmt)
+
+    @contextlib.contextmanager
+    def transaction(self, *, changing: bool = True) -> Iterator[None]:
+        self.db.execute("BEGIN IMMEDIATE" if changing else "BEGIN")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
+        return self.db.execute(sql, tuple(args)).rowcount
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        self.db.executemany(sql, [tuple(r) for r in rows])
+
+    def rows(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return [tuple(r) for r in self.db.execute(sql, tuple(args)).fetchall()]
+
+    def close(self) -> None:
+        self.db.close()
+
+
+_PLACEHOLDER = re.compile(r"\?")
+
+
+class PostgresStore:
+    """One psycopg 3 connection; the tables in schema ``schema``."""
+
+    kind = "postgresql"
+
+    def __init__(self, url: str, *, schema: str = "schedcheck") -> None:
+        try:
+            import psycopg
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise RuntimeError("a postgresql:// store needs psycopg 3: pip install "
+                               "'psycopg[binary]'") from exc
+        if not re.fullmatch(r"[a-z_][a-z0-9_]{0,40}", schema):
+            raise ValueError(f"schema={schema!r}: use lower-case letters, digits and _")
+        self.url = url
+        self.schema = schema
+        self.db = psycopg.connect(url, autocommit=True)
+        self._lock = _LOCK_BASE ^ (hash_text(schema) & 0xFFFFFF)
+        self.db.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
+        self.db.execute(f"SET search_path TO {schema}")
+        with self.transaction():
+            for stmt in SCHEMA.split(";"):
+                if stmt.strip():
+                    self.db.execute(stmt)  # type: ignore[call-overload]
+
+    @contextlib.contextmanager
+    def transaction(self, *, changing: bool = True) -> Iterator[None]:
+        with self.db.transaction():
+            if changing:
+                self.db.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock,))
+            yield
+
+    def _sql(self, sql: str) -> str:
+        return _PLACEHOLDER.sub("%s", sql)
+
+    def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
+        return self.db.execute(self._sql(sql), tuple(args)).rowcount  # type: ignore[call-overload, no-any-return]
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        with self.db.cursor() as cur:
+            cur.executemany(self._sql(sql), [tuple(r) for r in rows])  # type: ignore[arg-type]
+
+    def rows(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        cur = self.db.execute(self._sql(sql), tuple(args))  # type: ignore[call-overload]
+        return [tuple(r) for r in cur.fetchall()]
+
+    def drop(self) -> None:
+        """Remove this store's schema and every row in it."""
+        self.db.execute(f"DROP SCHEMA IF EXISTS {self.schema} CASCADE")
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def hash_text(text: str) -> int:
+    """A stable small hash (Python's ``hash`` of a str changes between processes)."""
+    h = 0
+    for ch in text.encode():
+        h = (h * 131 + ch) & 0xFFFFFFFF
+    return h
+
+
+def open_store(url: str) -> SqliteStore | PostgresStore:
+    """``sqlite:///file`` / ``sqlite://`` (in memory) / ``postgresql://...``; query
+    parameters: ``synchronous=NORMAL|FULL`` (SQLite), ``schema=name`` (PostgreSQL)."""
+    if not isinstance(url, str):
+        raise TypeError(f"url must be a str such as 'sqlite:///tasks.db', got "
+                        f"{type(url).__name__} {url!r}")
+    parts = urlsplit(url)
+    query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+    if parts.scheme == "sqlite":
+        path = parts.path[1:] if parts.path.startswith("/") else parts.path
+        return SqliteStore(path or ":memory:", synchronous=query.get("synchronous", "NORMAL"),
+                           url=url)
+    if parts.scheme in ("postgresql", "postgres"):
+        schema = query.pop("schema", "schedcheck")
+        rest = "&".join(f"{k}={v}" for k, v in query.items())
+        plain = urlunsplit((parts.scheme, parts.netloc, parts.path, rest, parts.fragment))
+        return PostgresStore(plain, schema=schema)
+    raise ValueError(f"unknown store {url!r}: use sqlite:///path/to/file.db, sqlite:// (in "
+                     "memory) or postgresql://user@host:port/db")
