@@ -196,6 +196,12 @@ class PostgresStore:
         cur = self.db.execute(self._sql(sql), tuple(args))  # type: ignore[call-overload]
         return [tuple(r) for r in cur.fetchall()]
 
+    def reset(self) -> None:
+        """Delete every row of this store (its tables stay): a fresh, empty scheduler."""
+        with self.transaction():
+            for table in ("dedge", "dtask", "dmeta"):
+                self.db.execute(f"DELETE FROM {table}")
+
     def drop(self) -> None:
         """Remove this store's schema and every row in it."""
         self.db.execute(f"DROP SCHEMA IF EXISTS {self.schema} CASCADE")

@@ -225,7 +225,8 @@ class DurableScheduler:
     submit may expire before the task is FAILED. One object per thread; share the store.
     """
 
-    def __init__(self, url: str = "sqlite://", max_concurrency: int = 1,
+    def __init__(self, url: str | SqliteStore | PostgresStore = "sqlite://",
+                 max_concurrency: int = 1,
                  lease_seconds: float = 30.0, *, clock: Callable[[], float] = time.time,
                  max_attempts: int = 5) -> None:
         self.max_concurrency = require_int(max_concurrency, "max_concurrency", minimum=0)
@@ -237,16 +238,18 @@ class DurableScheduler:
         self.lease_seconds = float(lease_seconds)
         self.max_attempts = require_int(max_attempts, "max_attempts", minimum=1)
         self.clock = clock
-        self.store: SqliteStore | PostgresStore = open_store(url)
-        self.url = url
+        # an open store is shared as it is (tests reuse one connection for many schedulers)
+        self._owns_store = not isinstance(url, (SqliteStore, PostgresStore))
+        self.store = url if isinstance(url, (SqliteStore, PostgresStore)) else open_store(url)
+        self.url = self.store.url
         self._fns: dict[str, Callable[..., Any] | None] = {}
         with self.store.transaction():
             stored = self._meta("max_concurrency")
             if stored is None:
                 self._set_meta("max_concurrency", str(self.max_concurrency))
             elif int(stored) != self.max_concurrency:
-                self.store.close()
-                raise ValueError(f"the store {url!r} was created with max_concurrency="
+                self.disconnect()
+                raise ValueError(f"the store {self.url!r} was created with max_concurrency="
                                  f"{stored}; open it with that value (the limit is global)")
 
     # ---- helpers (inside a transaction) --------------------------------------------------
@@ -580,8 +583,10 @@ class DurableScheduler:
         check_store(self.store, self.max_concurrency, self.max_attempts)
 
     def disconnect(self) -> None:
-        """Close this object's connection (the store keeps every row)."""
-        self.store.close()
+        """Close this object's connection (the store keeps every row); a store handed in
+        open stays open for its owner."""
+        if self._owns_store:
+            self.store.close()
 
     def __repr__(self) -> str:
         return (f"<DurableScheduler {self.url} max_concurrency={self.max_concurrency} "
