@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
+import signal
 import sqlite3
 from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
@@ -117,6 +119,8 @@ class SqliteStore:
         self.path = path
         self.db = sqlite3.connect(path, isolation_level=None, timeout=60.0,
                                   check_same_thread=False)
+        self.statements = 0  #: statements run so far
+        self.crash_after: int | None = None  #: fault injection: SIGKILL before statement N
         if path != ":memory:":
             self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute(f"PRAGMA synchronous={synchronous.upper()}")
@@ -136,12 +140,14 @@ class SqliteStore:
         self.db.execute("COMMIT")
 
     def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
+        _count(self)
         return self.db.execute(sql, tuple(args)).rowcount
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         self.db.executemany(sql, [tuple(r) for r in rows])
 
     def rows(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        _count(self)
         return [tuple(r) for r in self.db.execute(sql, tuple(args)).fetchall()]
 
     def close(self) -> None:
@@ -167,6 +173,8 @@ class PostgresStore:
         self.url = url
         self.schema = schema
         self.db = psycopg.connect(url, autocommit=True)
+        self.statements = 0
+        self.crash_after: int | None = None
         self._lock = _LOCK_BASE ^ (hash_text(schema) & 0xFFFFFF)
         self.db.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
         self.db.execute(f"SET search_path TO {schema}")
@@ -186,6 +194,7 @@ class PostgresStore:
         return _PLACEHOLDER.sub("%s", sql)
 
     def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
+        _count(self)
         return self.db.execute(self._sql(sql), tuple(args)).rowcount  # type: ignore[call-overload, no-any-return]
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
@@ -193,6 +202,7 @@ class PostgresStore:
             cur.executemany(self._sql(sql), [tuple(r) for r in rows])  # type: ignore[arg-type]
 
     def rows(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        _count(self)
         cur = self.db.execute(self._sql(sql), tuple(args))  # type: ignore[call-overload]
         return [tuple(r) for r in cur.fetchall()]
 
@@ -208,6 +218,14 @@ class PostgresStore:
 
     def close(self) -> None:
         self.db.close()
+
+
+def _count(store: Any) -> None:
+    """Count a statement; with ``crash_after`` set (fault injection for the crash tests), the
+    process kills itself with SIGKILL just before that statement -- inside a transaction."""
+    store.statements += 1
+    if store.crash_after is not None and store.statements >= store.crash_after:
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def hash_text(text: str) -> int:

@@ -247,10 +247,10 @@ class DurableScheduler:
             stored = self._meta("max_concurrency")
             if stored is None:
                 self._set_meta("max_concurrency", str(self.max_concurrency))
-            elif int(stored) != self.max_concurrency:
-                self.disconnect()
-                raise ValueError(f"the store {self.url!r} was created with max_concurrency="
-                                 f"{stored}; open it with that value (the limit is global)")
+        if stored is not None and int(stored) != self.max_concurrency:
+            self.disconnect()
+            raise ValueError(f"the store {self.url!r} was created with max_concurrency="
+                             f"{stored}; open it with that value (the limit is global)")
 
     # ---- helpers (inside a transaction) --------------------------------------------------
 
