@@ -162,7 +162,7 @@ class LeasedScheduler(Scheduler):
             return t
         return None
 
-    def complete(self, task_id: Hashable, generation: int,  # type: ignore[override]
+    def complete(self, task_id: Hashable, generation: int,
                  token: int | None = None) -> Reply:
         g = require_int(generation, "generation")
         fenced = self._fenced(task_id, g, token)
@@ -172,7 +172,7 @@ class LeasedScheduler(Scheduler):
         self._sync()
         return reply
 
-    def fail(self, task_id: Hashable, generation: int, error: Any = None,  # type: ignore[override]
+    def fail(self, task_id: Hashable, generation: int, error: Any = None,
              token: int | None = None) -> Reply:
         g = require_int(generation, "generation")
         fenced = self._fenced(task_id, g, token)

@@ -181,7 +181,7 @@ class PostgresStore:
         with self.transaction():
             for stmt in SCHEMA.split(";"):
                 if stmt.strip():
-                    self.db.execute(stmt)  # type: ignore[call-overload]
+                    self.db.execute(stmt)
 
     @contextlib.contextmanager
     def transaction(self, *, changing: bool = True) -> Iterator[None]:
@@ -195,15 +195,15 @@ class PostgresStore:
 
     def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
         _count(self)
-        return self.db.execute(self._sql(sql), tuple(args)).rowcount  # type: ignore[call-overload, no-any-return]
+        return self.db.execute(self._sql(sql), tuple(args)).rowcount
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         with self.db.cursor() as cur:
-            cur.executemany(self._sql(sql), [tuple(r) for r in rows])  # type: ignore[arg-type]
+            cur.executemany(self._sql(sql), [tuple(r) for r in rows])
 
     def rows(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         _count(self)
-        cur = self.db.execute(self._sql(sql), tuple(args))  # type: ignore[call-overload]
+        cur = self.db.execute(self._sql(sql), tuple(args))
         return [tuple(r) for r in cur.fetchall()]
 
     def reset(self) -> None:

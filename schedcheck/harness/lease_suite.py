@@ -234,5 +234,5 @@ def run_lease_suite(factory: LeaseFactory, *, seed: int = 0, examples: int | Non
     settings = hypothesis.settings(unshrunk_settings(examples, profile, shrink),
                                    database=None, report_multiple_bugs=False)
     machine = make_lease_machine(factory)
-    machine._hypothesis_internal_use_seed = seed  # type: ignore[attr-defined]
+    machine._hypothesis_internal_use_seed = seed
     run_state_machine_as_test(machine, settings=settings)

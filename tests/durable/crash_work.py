@@ -22,3 +22,13 @@ def work(task_id: Any) -> None:
         except FileExistsError:
             return
         os.kill(os.getpid(), signal.SIGKILL)  # mid-task: the claim is held, nothing reported
+
+
+def hold(task_id: Any) -> None:
+    """Say "started" through the FIFO ``CRASH_DIR/started``, then wait for a line on
+    ``CRASH_DIR/go`` (the graceful-stop test signals the worker while this task runs)."""
+    folder = os.environ["CRASH_DIR"]
+    with open(os.path.join(folder, "started"), "w") as out:
+        out.write(str(task_id))
+    with open(os.path.join(folder, "go")) as inp:
+        inp.read()

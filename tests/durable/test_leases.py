@@ -67,7 +67,7 @@ def test_out_of_attempts_the_task_fails_and_blocks_its_dependents() -> None:
 def test_a_requested_cancel_is_confirmed_by_the_reclaim() -> None:
     clock = ManualClock()
     s = _one(clock)
-    (c,) = s.ready()
+    assert len(s.ready()) == 1
     assert s.cancel("a").outcome is Outcome.REQUESTED
     clock.now = 11.0
     s.ready()
