@@ -18,6 +18,7 @@ None, bool and tuples of those keep their type across processes.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import re
@@ -185,12 +186,21 @@ class PostgresStore:
 
     @contextlib.contextmanager
     def transaction(self, *, changing: bool = True) -> Iterator[None]:
-        with self.db.transaction():
-            if changing:
-                self.db.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock,))
+        # BEGIN and the lock in one round trip (no parameters: the simple query protocol)
+        begin = f"BEGIN; SELECT pg_advisory_xact_lock({int(self._lock)})" if changing \
+            else "BEGIN"
+        self.db.execute(begin)  # type: ignore[call-overload]
+        try:
             yield
+        except BaseException:
+            if not self.db.closed:
+                self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
 
-    def _sql(self, sql: str) -> str:
+    @staticmethod
+    @functools.lru_cache(maxsize=256)
+    def _sql(sql: str) -> str:
         return _PLACEHOLDER.sub("%s", sql)
 
     def execute(self, sql: str, args: Sequence[Any] = ()) -> int:

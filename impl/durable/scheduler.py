@@ -262,12 +262,16 @@ class DurableScheduler:
         self.store.execute("INSERT INTO dmeta (key, value) VALUES (?, ?) ON CONFLICT (key) "
                            "DO UPDATE SET value = excluded.value", (key, value))
 
+    def _metas(self) -> dict[str, str]:
+        """Every meta value in one read (flags ``started``/``closed``, counters)."""
+        return {str(k): str(v) for k, v in self.store.rows("SELECT key, value FROM dmeta")}
+
     def _flag(self, key: str) -> bool:
         return self._meta(key) == "1"
 
-    def _next(self, key: str, n: int = 1) -> int:
-        """Advance the counter ``key`` by ``n``; its first new value."""
-        last = int(self._meta(key) or 0)
+    def _next(self, key: str, metas: dict[str, str], n: int = 1) -> int:
+        """Advance the counter ``key`` (read in ``metas``) by ``n``; its first new value."""
+        last = int(metas.get(key) or 0)
         self._set_meta(key, str(last + n))
         return last + 1
 
@@ -332,14 +336,15 @@ class DurableScheduler:
         key = encode_id(task_id)
         dep_keys = [encode_id(d) for d in dep_ids]
         with self.store.transaction():
-            if self._flag("closed"):
+            metas = self._metas()
+            if metas.get("closed") == "1":
                 raise ClosedError(f"cannot submit {task_id!r}: the scheduler is closed")
             old = self._row(key)
             if old is not None and old.state == RUN:
                 raise ConflictError(task_id, int(old.gen))
-            if self._flag("started"):
+            if metas.get("started") == "1":
                 self._validate_edges(task_id, key, dep_ids, dep_keys)
-            seq = self._next("seq")
+            seq = self._next("seq", metas)
             gen = 1 if old is None else int(old.gen) + 1
             deps_json = json.dumps(dep_keys)
             name = _fn_name(fn)
@@ -413,9 +418,10 @@ class DurableScheduler:
         if limit is not None:
             require_int(limit, "limit", minimum=0)
         with self.store.transaction():
-            if not self._flag("started"):
+            metas = self._metas()
+            if metas.get("started") != "1":
                 raise NotStartedError("ready() before start(): call start() first")
-            if self._flag("closed"):
+            if metas.get("closed") == "1":
                 return []
             now = float(self.clock())
             self._reclaim(now)
@@ -429,17 +435,14 @@ class DurableScheduler:
                                    "ORDER BY seq LIMIT ?", (n,))
             if not rows:
                 return []
-            first = self._next("token", len(rows))
+            first = self._next("token", metas, len(rows))
             expires = now + self.lease_seconds
-            claims = []
-            for i, (key, gen, name) in enumerate(rows):
-                self.store.execute(
-                    f"UPDATE dtask SET state = '{RUN}', token = ?, expires = ?, "
-                    f"attempts = attempts + 1 WHERE id = ? AND state = '{R}'",
-                    (first + i, expires, key))
-                fn = self._fns.get(key) or _resolve(name)
-                claims.append(DurableClaim(decode_id(key), int(gen), fn, first + i, expires))
-            return claims
+            self.store.executemany(
+                f"UPDATE dtask SET state = '{RUN}', token = ?, expires = ?, "
+                f"attempts = attempts + 1 WHERE id = ? AND state = '{R}'",
+                [(first + i, expires, key) for i, (key, _, _) in enumerate(rows)])
+            return [DurableClaim(decode_id(key), int(gen), self._fns.get(key) or _resolve(name),
+                                 first + i, expires) for i, (key, gen, name) in enumerate(rows)]
 
     def _reclaim(self, now: float) -> None:
         """L4: every RUNNING generation whose lease ended before ``now`` becomes a new

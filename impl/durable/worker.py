@@ -223,18 +223,29 @@ def _supervise(args: argparse.Namespace, argv: list[str]) -> int:
     (graceful: every worker reports the task in hand), then they are awaited."""
     rest = [a for i, a in enumerate(argv) if not (a.startswith("--workers") or (
         i > 0 and argv[i - 1] == "--workers"))]
-    procs = [subprocess.Popen([sys.executable, "-m", "schedcheck.impl.durable.worker",
-                               *rest, "--workers", "1"]) for _ in range(args.workers)]
+    procs: list[subprocess.Popen[bytes]] = []
+    stopping = False
 
     def forward(signum: int, _frame: Any) -> None:
+        nonlocal stopping
+        stopping = True
         for p in procs:
             if p.poll() is None:
                 p.send_signal(signal.SIGTERM)
 
-    for sig in (signal.SIGTERM, signal.SIGINT):
+    for sig in (signal.SIGTERM, signal.SIGINT):  # before the first worker starts
         signal.signal(sig, forward)
+    for _ in range(args.workers):
+        if stopping:
+            break
+        procs.append(subprocess.Popen([sys.executable, "-m", "schedcheck.impl.durable.worker",
+                                       *rest, "--workers", "1"]))
+        if stopping:  # the signal came while that worker was being started
+            forward(signal.SIGTERM, None)
     codes = [p.wait() for p in procs]
-    return 0 if all(c == 0 for c in codes) else 1
+    # a worker stopped before it set its handler had claimed nothing: SIGTERM ended it cleanly
+    clean = (0, -signal.SIGTERM) if stopping else (0,)
+    return 0 if all(c in clean for c in codes) else 1
 
 
 if __name__ == "__main__":

@@ -66,12 +66,23 @@ def test_killed_workers_lose_nothing_on_postgresql(pg_url: str, tmp_path: Path) 
     _crash_run(f"{pg_url}?schema=crash", tmp_path)
 
 
-@pytest.mark.parametrize("after", [2, 5, 8])
+def _statements_of_one_claim() -> int:
+    twin = DurableScheduler("sqlite://", 1, LEASE)
+    twin.submit("a")
+    twin.start()
+    before = twin.store.statements
+    assert len(twin.ready()) == 1
+    return twin.store.statements - before
+
+
+@pytest.mark.parametrize("which", ["first", "middle", "last"])
 def test_a_process_killed_inside_a_transaction_leaves_no_trace(tmp_path: Path,
-                                                               after: int) -> None:
-    """SIGKILL just before the Nth statement of a claim (inside BEGIN IMMEDIATE; a claim of
-    one task is 8 statements, the 8th its RUNNING write, after the token counter moved): the
-    store is as if the call never happened, and the next process claims normally."""
+                                                               which: str) -> None:
+    """SIGKILL just before the first, a middle or the last statement of a claim (inside
+    BEGIN IMMEDIATE; the last is the RUNNING write, after the token counter moved): the store
+    is as if the call never happened, and the next process claims normally."""
+    total = _statements_of_one_claim()
+    after = {"first": 1, "middle": total // 2, "last": total}[which]
     url = f"sqlite:///{tmp_path}/tx.db"
     s = DurableScheduler(url, 1, LEASE)
     s.submit("a")
@@ -87,4 +98,4 @@ def test_a_process_killed_inside_a_transaction_leaves_no_trace(tmp_path: Path,
     again = DurableScheduler(url, 1, LEASE)
     again.check_invariants()
     assert again.info("a").state.name == "READY" and again.info("a").attempts == 0
-    assert [(c.task_id, c.generation) for c in again.ready()] == [("a", 1)]
+    assert [(c.task_id, c.generation, c.token) for c in again.ready()] == [("a", 1, 1)]

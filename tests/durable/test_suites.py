@@ -12,7 +12,7 @@ import pytest
 from schedcheck.impl.durable import DurableScheduler
 
 from schedcheck.harness.lease_suite import run_lease_suite
-from schedcheck.harness.result import HELD
+from schedcheck.harness.result import HELD, NOT_REACHED
 from schedcheck.harness.scheduler_suite import run_scheduler_suite
 from tests.durable.conftest import StorePool
 
@@ -21,6 +21,8 @@ from tests.durable.conftest import StorePool
 CLAUSES = ("S1", "S2", "S3", "S4", "S5", "S6", "S7", "S8", "S9", "S-INV", "S-CLAIM-ONCE",
            "S-CLAIM-DEPS", "S-TERMINAL", "S-ORACLE-CYCLE", "S-ORACLE-TOPO", "S-T1", "S-T3",
            "S-T4", "S-T5", "S-T6")
+#: held by every run, short ones included
+CORE = ("S1", "S2", "S3", "S4", "S7", "S9", "S-INV", "S-CLAIM-ONCE", "S-TERMINAL")
 #: a file commits to disk and PostgreSQL answers each statement over a socket: those runs take
 #: this many examples (the SQL is the same text as the in-memory store's, which runs the
 #: profile's full count)
@@ -36,7 +38,11 @@ def _held(factory: Callable[[int], Any], name: str, examples: int | None = None)
     assert result.ok, result.counterexample and (
         result.counterexample.message + "\n" + result.counterexample.hypothesis_program)
     verdicts = {c: result.stats[c].verdict for c in CLAUSES}
-    assert verdicts == dict.fromkeys(CLAUSES, HELD)
+    if examples is None:  # the profile's full run reaches every clause
+        assert verdicts == dict.fromkeys(CLAUSES, HELD)
+    else:  # a shorter run may not reach some (close(), say), but breaks none
+        assert set(verdicts.values()) <= {HELD, NOT_REACHED}, verdicts
+        assert all(verdicts[c] == HELD for c in CORE), verdicts
     assert {"retry()", "add_dependency()"} <= set(result.unsupported)
 
 

@@ -41,7 +41,8 @@ def test_sigterm_lets_the_task_in_hand_finish_and_claims_nothing_more(tmp_path: 
     assert sup.wait(timeout=60) == 0
     stats = [json.loads(line) for line in sup.stdout.read().decode().splitlines()] \
         if sup.stdout else []
-    assert sorted(st["completed"] for st in stats) == [0, 1]  # two workers, one task done
+    # one task done; the other worker (if it got as far as its loop) completed nothing
+    assert sum(st["completed"] for st in stats) == 1 and len(stats) <= 2
     states = {t: s.info(t).state.name for t in ("x", "y", "z")}
     assert running == "x" and states == {"x": "SUCCEEDED", "y": "READY", "z": "READY"}
 
