@@ -157,6 +157,74 @@ class SqliteStore:
 
 _PLACEHOLDER = re.compile(r"\?")
 
+#: rule 4's APPLIED case as one server-side call (the lock is then held for no client round
+#: trip): RUNNING generation ``g`` (with token ``tok`` when given) -> SUCCEEDED, then each
+#: PENDING dependent with nothing outstanding -> READY. NULL when that case does not apply: the
+#: caller then decides the reply (STALE, DUPLICATE, REJECTED) the ordinary way.
+_PG_COMPLETE = """
+CREATE OR REPLACE FUNCTION dcomplete(k TEXT, g BIGINT, tok BIGINT, lockkey BIGINT)
+RETURNS TEXT LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_advisory_xact_lock(lockkey);
+    UPDATE dtask SET state = 'SUCCEEDED', token = NULL, expires = NULL
+     WHERE id = k AND gen = g AND state = 'RUNNING' AND (tok IS NULL OR token = tok);
+    IF NOT FOUND THEN
+        RETURN NULL;
+    END IF;
+    UPDATE dtask SET state = 'READY' WHERE state = 'PENDING'
+       AND id IN (SELECT dependent FROM dedge WHERE dep = k)
+       AND NOT EXISTS (SELECT 1 FROM dedge e LEFT JOIN dtask d ON d.id = e.dep
+                        WHERE e.dependent = dtask.id
+                          AND (d.state IS NULL OR d.state <> 'SUCCEEDED'));
+    RETURN 'APPLIED';
+END $$"""
+
+#: rule 3's claim as one server-side call when nothing is to be reclaimed: the free slots
+#: (``mc - count(RUNNING)``, at most ``lim``), READY tasks in submission sequence made RUNNING
+#: with the next tokens. One row with a NULL id when the ordinary path must decide (not
+#: started, closed, or an expired lease to reclaim first).
+_PG_CLAIM = """
+CREATE OR REPLACE FUNCTION dclaim(lim BIGINT, tnow DOUBLE PRECISION, lease DOUBLE PRECISION,
+                                  mc BIGINT, lockkey BIGINT)
+RETURNS TABLE (rid TEXT, rgen BIGINT, rfn TEXT, rtoken BIGINT) LANGUAGE plpgsql AS $$
+DECLARE
+    n BIGINT;
+    base BIGINT;
+    got BIGINT;
+BEGIN
+    PERFORM pg_advisory_xact_lock(lockkey);
+    IF NOT EXISTS (SELECT 1 FROM dmeta m WHERE m.key = 'started' AND m.value = '1')
+       OR EXISTS (SELECT 1 FROM dmeta m WHERE m.key = 'closed' AND m.value = '1')
+       OR EXISTS (SELECT 1 FROM dtask t WHERE t.state = 'RUNNING' AND t.expires < tnow) THEN
+        rid := NULL;
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    n := mc - (SELECT COUNT(*) FROM dtask t WHERE t.state = 'RUNNING');
+    IF lim IS NOT NULL AND lim < n THEN
+        n := lim;
+    END IF;
+    IF n <= 0 THEN
+        RETURN;
+    END IF;
+    base := COALESCE((SELECT m.value::BIGINT FROM dmeta m WHERE m.key = 'token'), 0);
+    RETURN QUERY
+    WITH pick AS (
+        SELECT t.id AS pid, ROW_NUMBER() OVER (ORDER BY t.seq) AS i FROM dtask t
+         WHERE t.state = 'READY' ORDER BY t.seq LIMIT n),
+    upd AS (
+        UPDATE dtask t SET state = 'RUNNING', token = base + p.i, expires = tnow + lease,
+               attempts = t.attempts + 1
+          FROM pick p WHERE t.id = p.pid
+        RETURNING t.id, t.gen, t.fn, t.token)
+    SELECT u.id, u.gen, u.fn, u.token FROM upd u ORDER BY u.token;
+    GET DIAGNOSTICS got = ROW_COUNT;
+    IF got > 0 THEN
+        INSERT INTO dmeta (key, value) VALUES ('token', (base + got)::TEXT)
+            ON CONFLICT (key) DO UPDATE SET value = excluded.value;
+    END IF;
+END $$"""
+
 
 class PostgresStore:
     """One psycopg 3 connection; the tables in schema ``schema``."""
@@ -183,6 +251,8 @@ class PostgresStore:
             for stmt in SCHEMA.split(";"):
                 if stmt.strip():
                     self.db.execute(stmt)
+            self.db.execute(_PG_COMPLETE)
+            self.db.execute(_PG_CLAIM)
 
     @contextlib.contextmanager
     def transaction(self, *, changing: bool = True) -> Iterator[None]:
@@ -215,6 +285,25 @@ class PostgresStore:
         _count(self)
         cur = self.db.execute(self._sql(sql), tuple(args))
         return [tuple(r) for r in cur.fetchall()]
+
+    def complete_fast(self, key: str, gen: int, token: int | None) -> bool:
+        """Rule 4's APPLIED case in one round trip (see ``_PG_COMPLETE``); False: not that
+        case, decide the reply the ordinary way."""
+        _count(self)
+        row = self.db.execute("SELECT dcomplete(%s, %s, %s, %s)",
+                              (key, gen, token, self._lock)).fetchone()
+        return row is not None and row[0] == "APPLIED"
+
+    def claim_fast(self, limit: int | None, now: float, lease: float,
+                   max_concurrency: int) -> list[tuple[Any, ...]] | None:
+        """Rule 3 in one round trip when nothing is to be reclaimed (see ``_PG_CLAIM``):
+        the claimed (id, gen, fn, token) rows; None: take the ordinary path."""
+        _count(self)
+        rows = self.db.execute("SELECT * FROM dclaim(%s, %s, %s, %s, %s)",
+                               (limit, now, lease, max_concurrency, self._lock)).fetchall()
+        if rows and rows[0][0] is None:
+            return None
+        return [tuple(r) for r in rows]
 
     def reset(self) -> None:
         """Delete every row of this store (its tables stay): a fresh, empty scheduler."""

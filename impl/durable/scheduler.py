@@ -417,6 +417,13 @@ class DurableScheduler:
         and an expiry ``now + lease_seconds``."""
         if limit is not None:
             require_int(limit, "limit", minimum=0)
+        if isinstance(self.store, PostgresStore):  # one round trip when nothing expired
+            now = float(self.clock())
+            fast = self.store.claim_fast(limit, now, self.lease_seconds, self.max_concurrency)
+            if fast is not None:
+                expires = now + self.lease_seconds
+                return [DurableClaim(decode_id(k), int(g), self._fns.get(k) or _resolve(name),
+                                     int(tok), expires) for k, g, name, tok in fast]
         with self.store.transaction():
             metas = self._metas()
             if metas.get("started") != "1":
@@ -522,8 +529,16 @@ class DurableScheduler:
             return Reply(outcome, TaskState[nxt])
 
     def complete(self, task_id: Hashable, generation: int, token: int | None = None) -> Reply:
-        """Rule 4, fenced (L5): with ``token``, a claim that is not the current one is STALE."""
-        return self._apply("complete", task_id, require_int(generation, "generation"), token)
+        """Rule 4, fenced (L5): with ``token``, a claim that is not the current one is STALE.
+        On PostgreSQL the APPLIED case is one server-side call; any other case takes the
+        ordinary path (a later transaction: the call takes effect there)."""
+        g = require_int(generation, "generation")
+        if isinstance(self.store, PostgresStore) and (token is None or (
+                isinstance(token, int) and not isinstance(token, bool))):
+            require_hashable(task_id, "task_id")
+            if self.store.complete_fast(encode_id(task_id), g, token):
+                return Reply(Outcome.APPLIED, TaskState.SUCCEEDED)
+        return self._apply("complete", task_id, g, token)
 
     def fail(self, task_id: Hashable, generation: int, error: Any = None,
              token: int | None = None) -> Reply:
