@@ -259,7 +259,7 @@ class PostgresStore:
         # BEGIN and the lock in one round trip (no parameters: the simple query protocol)
         begin = f"BEGIN; SELECT pg_advisory_xact_lock({int(self._lock)})" if changing \
             else "BEGIN"
-        self.db.execute(begin)  # type: ignore[call-overload]
+        self.db.execute(begin)
         try:
             yield
         except BaseException:
