@@ -356,34 +356,39 @@ class DurableScheduler:
         g = None if generation is None else require_int(generation, "generation")
         tok = None if token is None else require_int(token, "token")
         with self.store.transaction():
-            row = self._get(task_id)
-            if g is not None and g != row.gen:
-                return Reply(Outcome.STALE, TaskState[row.state])
-            if tok is not None and row.state == RUN and tok != row.token:
-                return Reply(Outcome.STALE, TaskState[row.state])  # L5: fenced
-            hit = _TABLE.get((call, row.state, bool(row.requested)))
-            if hit is None:
-                return Reply(Outcome.REJECTED, TaskState[row.state])
-            outcome, nxt = hit
-            key, gen = row.id, int(row.gen)
-            if outcome is Outcome.REQUESTED:
-                self.store.execute("UPDATE dtask SET requested = 1 WHERE id = ?", (key,))
-            elif outcome is Outcome.APPLIED:
-                cause = Cause("cancelled", task_id, gen) if nxt == CAN else None
+            return self._apply_here(call, task_id, g, tok, error)
+
+    def _apply_here(self, call: str, task_id: Hashable, g: int | None, tok: int | None,
+                    error: Any) -> Reply:
+        """The table of rules 4-6, fenced (L5), inside the caller's transaction."""
+        row = self._get(task_id)
+        if g is not None and g != row.gen:
+            return Reply(Outcome.STALE, TaskState[row.state])
+        if tok is not None and row.state == RUN and tok != row.token:
+            return Reply(Outcome.STALE, TaskState[row.state])  # L5: fenced
+        hit = _TABLE.get((call, row.state, bool(row.requested)))
+        if hit is None:
+            return Reply(Outcome.REJECTED, TaskState[row.state])
+        outcome, nxt = hit
+        key, gen = row.id, int(row.gen)
+        if outcome is Outcome.REQUESTED:
+            self.store.execute("UPDATE dtask SET requested = 1 WHERE id = ?", (key,))
+        elif outcome is Outcome.APPLIED:
+            cause = Cause("cancelled", task_id, gen) if nxt == CAN else None
+            self.store.execute(
+                "UPDATE dtask SET state = ?, token = NULL, expires = NULL, cause_kind = ?, "
+                "cause_id = ?, cause_gen = ?, error = ? WHERE id = ?",
+                (nxt, None if cause is None else "cancelled",
+                 None if cause is None else key, None if cause is None else gen,
+                 _encode_error(error) if call == "fail" else row.error, key))
+            if nxt == OK:
                 self.store.execute(
-                    "UPDATE dtask SET state = ?, token = NULL, expires = NULL, cause_kind = ?, "
-                    "cause_id = ?, cause_gen = ?, error = ? WHERE id = ?",
-                    (nxt, None if cause is None else "cancelled",
-                     None if cause is None else key, None if cause is None else gen,
-                     _encode_error(error) if call == "fail" else row.error, key))
-                if nxt == OK:
-                    self.store.execute(
-                        f"UPDATE dtask SET state = '{R}' WHERE state = '{P}' AND id IN "
-                        f"(SELECT dependent FROM dedge WHERE dep = ?) AND NOT {_OUTSTANDING}",
-                        (key,))
-                else:
-                    self._block_from(key, cause or Cause("failed", task_id, gen))
-            return Reply(outcome, TaskState[nxt])
+                    f"UPDATE dtask SET state = '{R}' WHERE state = '{P}' AND id IN "
+                    f"(SELECT dependent FROM dedge WHERE dep = ?) AND NOT {_OUTSTANDING}",
+                    (key,))
+            else:
+                self._block_from(key, cause or Cause("failed", task_id, gen))
+        return Reply(outcome, TaskState[nxt])
 
     def complete(self, task_id: Hashable, generation: int, token: int | None = None) -> Reply:
         """Rule 4, fenced (L5): with ``token``, a claim that is not the current one is STALE.
@@ -396,6 +401,16 @@ class DurableScheduler:
             if self.store.complete_fast(encode_id(task_id), g, token):
                 return Reply(Outcome.APPLIED, TaskState.SUCCEEDED)
         return self._apply("complete", task_id, g, token)
+
+    def complete_many(self, reports: Iterable[tuple[Hashable, int, int | None]]
+                      ) -> list[Reply]:
+        """Rule 4 for several ``(task_id, generation, token)`` reports in one transaction (a
+        worker that claimed a batch reports it at once); each reply is what ``complete``
+        would answer at that point, in order."""
+        todo = [(t, require_int(g, "generation"), None if k is None else require_int(k, "token"))
+                for t, g, k in reports]
+        with self.store.transaction():
+            return [self._apply_here("complete", t, g, k, None) for t, g, k in todo]
 
     def fail(self, task_id: Hashable, generation: int, error: Any = None,
              token: int | None = None) -> Reply:

@@ -100,3 +100,23 @@ def test_the_sql_invariants_find_a_corrupted_store(corrupt: str, rule: str) -> N
     s.store.execute(corrupt)
     with pytest.raises(AssertionError, match=rule):
         s.check_invariants()
+
+
+def test_a_batch_of_reports_answers_as_single_reports_would() -> None:
+    clock = ManualClock()
+    batch = DurableScheduler("sqlite://", 3, 10.0, clock=clock)
+    single = DurableScheduler("sqlite://", 3, 10.0, clock=clock)
+    for s in (batch, single):
+        for t, deps in (("a", ()), ("b", ()), ("c", ("a", "b"))):
+            s.submit(t, deps)
+        s.start()
+    a, b = batch.ready()
+    single.ready()
+    reports = [("a", a.generation, a.token), ("b", b.generation, b.token + 5),
+               ("a", a.generation, a.token), ("b", b.generation, None)]
+    got = batch.complete_many(reports)
+    assert got == [single.complete(t, g, token=k) for t, g, k in reports]
+    assert [r.outcome for r in got] == [Outcome.APPLIED, Outcome.STALE, Outcome.DUPLICATE,
+                                        Outcome.APPLIED]
+    assert batch.info("c").state is TaskState.READY
+    batch.check_invariants()
