@@ -16,9 +16,9 @@ completion. GC stays on. Columns:
   ``SELECT ... FOR UPDATE SKIP LOCKED LIMIT batch`` + ``UPDATE state = 'running'`` in one
   transaction, a completion one ``UPDATE`` (no leases, no fencing, no dependencies, no limit).
 
-Batched runs claim 64 per ``ready()``; on SQLite the durable worker reports the batch with
-``complete_many`` (one transaction), on PostgreSQL each completion is one server-side call, and
-the baseline completes each with one ``UPDATE``.
+Batched runs claim 64 per ``ready()``; the durable worker reports the batch with
+``complete_many`` (SQLite: one transaction; PostgreSQL: one server-side call), the baseline
+completes each with one ``UPDATE`` (what a SKIP LOCKED queue's worker does per job).
 
 The exact limit: the throughput runs set ``max_concurrency`` to what the workers can hold
 (W x batch: the baseline has no limit, so a binding one would compare waiting with working);
@@ -72,7 +72,7 @@ def _durable_worker(url: str, limit: int, batch: int, go: Any, out: Any) -> None
         claimed += len(claims)
         running = s.store.rows("SELECT COUNT(*) FROM dtask WHERE state = 'RUNNING'")
         peak = max(peak, int(running[0][0]))
-        if batch > 1 and s.store.kind == "sqlite":  # one transaction for the batch's reports
+        if batch > 1:  # the batch's reports at once
             s.complete_many([(c.task_id, c.generation, c.token) for c in claims])
         else:
             for c in claims:

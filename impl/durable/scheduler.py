@@ -406,9 +406,23 @@ class DurableScheduler:
                       ) -> list[Reply]:
         """Rule 4 for several ``(task_id, generation, token)`` reports in one transaction (a
         worker that claimed a batch reports it at once); each reply is what ``complete``
-        would answer at that point, in order."""
+        would answer at that point, in order. On PostgreSQL a run of APPLIED reports is one
+        server-side call; a report that is not APPLIED is decided as ``complete`` decides it,
+        then the rest are sent again."""
         todo = [(t, require_int(g, "generation"), None if k is None else require_int(k, "token"))
                 for t, g, k in reports]
+        if isinstance(self.store, PostgresStore) and todo:
+            for t, _, _ in todo:
+                require_hashable(t, "task_id")
+            keys = [(encode_id(t), g, k) for t, g, k in todo]
+            replies: list[Reply] = []
+            while len(replies) < len(todo):
+                done = self.store.complete_many_fast(keys[len(replies):])
+                replies += [Reply(Outcome.APPLIED, TaskState.SUCCEEDED)] * sum(done)
+                if len(replies) < len(todo):  # not the APPLIED case: decide it in order
+                    t, g, k = todo[len(replies)]
+                    replies.append(self._apply("complete", t, g, k))
+            return replies
         with self.store.transaction():
             return [self._apply_here("complete", t, g, k, None) for t, g, k in todo]
 

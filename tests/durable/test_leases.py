@@ -5,6 +5,7 @@ a corrupted store."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from schedcheck.impl.durable import DurableScheduler
@@ -118,5 +119,23 @@ def test_a_batch_of_reports_answers_as_single_reports_would() -> None:
     assert got == [single.complete(t, g, token=k) for t, g, k in reports]
     assert [r.outcome for r in got] == [Outcome.APPLIED, Outcome.STALE, Outcome.DUPLICATE,
                                         Outcome.APPLIED]
+    assert batch.info("c").state is TaskState.READY
+    batch.check_invariants()
+
+
+def test_a_batch_of_reports_on_postgresql_answers_as_single_reports_would(pg_pool: Any) -> None:
+    clock = ManualClock()
+    batch = pg_pool(lambda st: DurableScheduler(st, 3, 10.0, clock=clock))
+    single = DurableScheduler("sqlite://", 3, 10.0, clock=clock)
+    for s in (batch, single):
+        for t, deps in (("a", ()), ("b", ()), ("c", ("a", "b"))):
+            s.submit(t, deps)
+        s.start()
+    a, b = batch.ready()
+    single.ready()
+    reports = [("a", a.generation, a.token), ("b", b.generation, b.token + 5),
+               ("a", a.generation, a.token), ("b", b.generation, None)]
+    got = batch.complete_many(reports)
+    assert got == [single.complete(t, g, token=k) for t, g, k in reports]
     assert batch.info("c").state is TaskState.READY
     batch.check_invariants()
