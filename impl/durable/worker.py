@@ -38,7 +38,7 @@ from typing import Any
 
 from schedcheck.impl.durable.scheduler import DurableClaim, DurableScheduler
 
-__all__ = ["WorkerStats", "load_callable", "main", "run_worker"]
+__all__ = ["SignalStop", "WorkerStats", "load_callable", "main", "run_worker"]
 
 _IDLE = ("PENDING", "READY", "RUNNING")
 
@@ -105,10 +105,30 @@ class _Heartbeat(threading.Thread):
             sched.disconnect()
 
 
+class SignalStop:
+    """A stop flag a signal handler may set: no lock is taken (``threading.Event.set`` from a
+    handler can deadlock when the signal lands while the main thread holds the event's lock
+    inside ``wait``); ``wait`` sleeps, which a signal cuts short once the flag is set."""
+
+    def __init__(self) -> None:
+        self.flag = False
+
+    def set(self) -> None:
+        self.flag = True
+
+    def is_set(self) -> bool:
+        return self.flag
+
+    def wait(self, timeout: float) -> bool:
+        if not self.flag:
+            time.sleep(timeout)
+        return self.flag
+
+
 def run_worker(url: str, *, max_concurrency: int, lease_seconds: float,
                fn: Callable[[Any], Any] | None = None, batch: int = 1, poll: float = 0.05,
                history: str | None = None, exit_when_idle: bool = False,
-               max_attempts: int = 5, stop: threading.Event | None = None,
+               max_attempts: int = 5, stop: threading.Event | SignalStop | None = None,
                crash_after_statements: int | None = None) -> WorkerStats:
     """Run one worker until ``stop`` is set (or, with ``exit_when_idle``, nothing is left)."""
     stop = stop or threading.Event()
@@ -203,7 +223,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.workers > 1:
         return _supervise(args, list(argv if argv is not None else sys.argv[1:]))
-    stop = threading.Event()
+    stop = SignalStop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
     fn = load_callable(args.fn) if args.fn else None

@@ -25,8 +25,11 @@ def work(task_id: Any) -> None:
 
 
 def hold(task_id: Any) -> None:
-    """Say "started" through the FIFO ``CRASH_DIR/started``, then wait for a line on
-    ``CRASH_DIR/go`` (the graceful-stop test signals the worker while this task runs)."""
+    """Task ``x``: say "started" through the FIFO ``CRASH_DIR/started``, then wait for a line
+    on ``CRASH_DIR/go`` (the graceful-stop test signals the worker while this task runs).
+    Any other task returns at once."""
+    if task_id != "x":
+        return
     folder = os.environ["CRASH_DIR"]
     with open(os.path.join(folder, "started"), "w") as out:
         out.write(str(task_id))
