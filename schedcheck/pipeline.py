@@ -93,6 +93,7 @@ def check(
     level: str | None = None,
     step_seconds: float | None = None,
     first: bool = False,
+    hunt_first: bool = False,
 ) -> RunResult:
     """Run the chosen stages against ``factory`` and return one RunResult.
 
@@ -108,7 +109,8 @@ def check(
     core level and the contract level (only the one named by ``level``), each keep-going
     (``schedcheck.levels``), each round a budgeted search sharing ``budget`` when one is
     given; the scaling clause then runs whenever the contract level is graded and supported.
-    ``first=True`` stops at the first counterexample, every stage included. Raises
+    ``first=True`` stops at the first counterexample, every stage included; ``hunt_first``:
+    see :func:`run_rounds`. Raises
     :class:`Unusable` when the target cannot be built, ValueError for an unknown system or a
     tolerance mode the system lacks.
     """
@@ -167,7 +169,8 @@ def check(
         with show(f"{label} (concurrent rounds)", shown_total) as progress:
             rounds_result = run_rounds(entry, factory, target_name=target_name,
                                        examples=examples, seed=seed, progress=progress,
-                                       shrink=shrink, set_aside=aside or frozenset())
+                                       shrink=shrink, set_aside=aside or frozenset(),
+                                       hunt_first=hunt_first)
         if result is None:
             result = rounds_result
         else:
@@ -388,32 +391,67 @@ def run_rounds(
     progress: Progress | None = None,
     shrink: bool = True,
     set_aside: frozenset[str] = frozenset(),
+    hunt_first: bool = False,
 ) -> RunResult:
     """The concurrent rounds: the suite with the concurrent-round rule mixed in (the system's
     ``round_mixins``), then -- unless that already found a counterexample -- the standalone
     race hunt (``schedcheck.concurrency.hunt``), which also races resubmits and carries sets
     of model states. The linearizability clause and the interleaving point carry the
-    verdict; ``set_aside``: the clauses already broken, whose oracles the rounds set aside."""
+    verdict; ``set_aside``: the clauses already broken, whose oracles the rounds set aside.
+    ``hunt_first`` (the zoo's race entries) runs the hunt first and the suite only if the
+    hunt found nothing: the same two searches, the quick one first (a kill then costs
+    seconds, not the suite's whole example budget)."""
     entry = _system(system)
+    if hunt_first:
+        hunted = _hunt(entry, factory, target_name=target_name, examples=examples, seed=seed,
+                       shrink=shrink, progress=progress)
+        if hunted.counterexample is not None:
+            return hunted
+        result = run_suite(entry, factory, target_name=target_name, examples=examples,
+                           seed=seed, progress=_offset(progress, hunted.examples),
+                           shrink=shrink, extra_bases=entry.round_mixins(),
+                           set_aside=set_aside)
+        fold_result(result, hunted)
+        return result
     result = run_suite(entry, factory, target_name=target_name, examples=examples, seed=seed,
                        progress=progress, shrink=shrink, extra_bases=entry.round_mixins(),
                        set_aside=set_aside)
     if result.counterexample is not None:
         return result
     fold_result(result, _hunt(entry, factory, target_name=target_name, examples=examples,
-                              seed=seed))
+                              seed=seed, shrink=shrink, progress=progress,
+                              offset=result.examples))
     return result
 
 
+def _offset(progress: Progress | None, offset: int) -> Progress | None:
+    if progress is None:
+        return None
+    forward = progress
+
+    def shifted(done: int, steps: int, failures: int) -> None:
+        forward(offset + done, steps, failures)
+
+    return shifted
+
+
 def _hunt(entry: System, factory: Callable[..., Any], *, target_name: str,
-          examples: int | None, seed: int | None) -> RunResult:
+          examples: int | None, seed: int | None, shrink: bool = True,
+          progress: Progress | None = None, offset: int = 0) -> RunResult:
+    """The race hunt as a RunResult; ``progress`` counts on from ``offset`` examples (the
+    suite's, run before it)."""
     from schedcheck.concurrency.hunt import hunt
     from schedcheck.harness import common
 
     result = RunResult.fresh(entry.name, target_name or _name(factory))
     started = time.perf_counter()
+
+    def hunting(done: int, steps: int, failures: int) -> None:
+        if progress is not None:
+            progress(offset + done, steps, failures)
+
     found = hunt(entry.name, factory, settings=common.suite_settings(examples=examples),
-                 seed=seed)
+                 seed=seed, shrink=shrink, progress=hunting)
     result.seconds = time.perf_counter() - started
     result.seed = seed
     result.examples = found.examples
@@ -428,6 +466,8 @@ def _hunt(entry: System, factory: Callable[..., Any], *, target_name: str,
             f"{cx.clause}: replayed {found.replays}/{found.replays_tried} times with the same "
             "trace" + (" (NONDETERMINISTIC: the controller does not see every switch)"
                        if found.nondeterministic else ""))
+        if found.reduction is not None:
+            result.notes.append(f"{cx.clause}: {found.reduction.text()}")
     return result
 
 

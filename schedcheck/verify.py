@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from schedcheck import pipeline, systems
+from schedcheck.progress import nested
 from schedcheck.report.card import summary_line
 from schedcheck.report.html import choose_showcase, index_html
 from schedcheck.report.verify import SuiteRun, VerifyReport
@@ -106,28 +108,49 @@ def _run_parts(report: VerifyReport, *, examples: int | None, zoo_examples: int 
         report.skipped.append("the zoo")
     else:
         _run_zoo(report, zoo_examples=zoo_examples, seed=seed, say=say, only=zoo_only,
-                 shrink=shrink_showcase, each=detail)
+                 shrink=shrink_showcase, each=detail, bar=bar)
         if zoo_only:
             report.skipped.append(f"zoo entries other than {', '.join(zoo_only)}")
 
 
 def _run_zoo(report: VerifyReport, *, zoo_examples: int | None, seed: int | None,
              say: Callable[[str], None], only: list[str] | None = None,
-             shrink: bool = True, each: Callable[[str], None] | None = None) -> None:
+             shrink: bool = True, each: Callable[[str], None] | None = None,
+             bar: pipeline.ProgressFactory | None = None) -> None:
     """The zoo, unshrunk (fast kills); then the showcase entries again with shrinking, so
     that the pictures on the page are of minimal counterexamples."""
-    from schedcheck.zoo.run import run_mutant, run_zoo
+    from schedcheck.zoo.run import run_zoo
 
-    report.zoo = run_zoo(examples=zoo_examples, seed=seed, status=say, only=only, each=each)
+    report.zoo = run_zoo(examples=zoo_examples, seed=seed, status=say, only=only, each=each,
+                         bar=bar)
     for row in choose_showcase(report.zoo):
         report.showcase.append(row.mutant.name)
         if not shrink:
             continue
-        say(f"zoo showcase: shrinking the counterexample of {row.mutant.name}")
-        again = run_mutant(row.mutant, examples=zoo_examples, seed=seed, shrink=True)
-        if again.result is not None and again.result.counterexample is not None:
+        if row.mutant.kind == "race":
+            # Not run again: the race hunt reduced its round on the recorded schedule within a
+            # budget of its own (the note on its card says how far); shrinking the whole
+            # suite-with-rounds program again can take many minutes.
+            continue
+        say(f"zoo showcase: shrinking the counterexample of {row.mutant.name} "
+            f"(at most {SHOWCASE_SECONDS:g} s)")
+        started = time.perf_counter()
+        again = _bounded_shrink(row.mutant, examples=zoo_examples, seed=seed, bar=bar)
+        spent = time.perf_counter() - started
+        if again is None:
+            row.note = (f"{row.note}; " if row.note else "") + (
+                f"not shrunk: shrinking did not finish within {SHOWCASE_SECONDS:g} s, the "
+                "picture is of the first counterexample found")
+            if row.result is not None:
+                row.result.notes.append(row.note)
+        elif again.result is not None and again.result.counterexample is not None:
+            before = (len(row.result.counterexample.steps)
+                      if row.result is not None and row.result.counterexample else 0)
             row.result = again.result
             row.clause = again.clause
+            row.result.notes.append(
+                f"shrunk for {spent:.1f} s: {before} -> "
+                f"{len(again.result.counterexample.steps)} steps")
     for row in report.zoo:
         if row.result is not None and row.result.counterexample is not None:
             folder = report.out / "zoo" / row.mutant.name
@@ -135,6 +158,40 @@ def _run_zoo(report: VerifyReport, *, zoo_examples: int | None, seed: int | None
                 row.result, folder, target_spec=f"zoo:{row.mutant.name}", cwd=str(Path.cwd()),
                 command=f"schedcheck zoo --only {row.mutant.name}",
                 with_pictures=row.mutant.name in report.showcase)
+
+
+#: The longest one showcase entry's shrinking may take (a sequential mutant; races are
+#: reduced inside the zoo run, see ``schedcheck.concurrency.reduce``).
+SHOWCASE_SECONDS = 30.0
+
+
+def _bounded_shrink(mutant: Any, *, examples: int | None, seed: int | None,
+                    bar: pipeline.ProgressFactory | None,
+                    seconds: float = SHOWCASE_SECONDS) -> Any:
+    """``run_mutant(..., shrink=True)`` within ``seconds``, or None when it did not finish in
+    time: Hypothesis's shrinker has no time budget of its own, so the progress callback (run
+    after every machine run, shrinking included) ends the run with ``OutOfBudget`` once the
+    budget is spent."""
+    from schedcheck.harness.common import OutOfBudget
+    from schedcheck.zoo.run import run_mutant
+
+    deadline = time.monotonic() + seconds
+
+    @contextmanager
+    def bounded(label: str, total: int | None) -> Iterator[pipeline.Progress]:
+        with nested(bar, f"{label} (shrinking)", total) as outer:
+            def check(done: int, steps: int, failures: int) -> None:
+                if outer is not None:
+                    outer(done, steps, failures)
+                if time.monotonic() > deadline:
+                    raise OutOfBudget(f"showcase shrinking stopped after {seconds:g} s")
+
+            yield check
+
+    try:
+        return run_mutant(mutant, examples=examples, seed=seed, shrink=True, bar=bounded)
+    except OutOfBudget:
+        return None
 
 
 def _run_suites(report: VerifyReport, *, examples: int | None, seed: int | None, threads: bool,
