@@ -47,6 +47,7 @@ __all__ = [
     "run_search",
     "run_stress",
     "run_suite",
+    "time_note",
 ]
 
 #: ``progress(examples, steps, failures)``, called while a suite runs.
@@ -94,6 +95,7 @@ def check(
     step_seconds: float | None = None,
     first: bool = False,
     hunt_first: bool = False,
+    stress_seconds: float | None = None,
 ) -> RunResult:
     """Run the chosen stages against ``factory`` and return one RunResult.
 
@@ -110,12 +112,14 @@ def check(
     (``schedcheck.levels``), each round a budgeted search sharing ``budget`` when one is
     given; the scaling clause then runs whenever the contract level is graded and supported.
     ``first=True`` stops at the first counterexample, every stage included; ``hunt_first``:
-    see :func:`run_rounds`. Raises
+    see :func:`run_rounds`; ``stress_seconds`` bounds real-thread stress (default: its own
+    deadline). Raises
     :class:`Unusable` when the target cannot be built, ValueError for an unknown system or a
     tolerance mode the system lacks.
     """
     entry = _system(system)
-    show = bar or _no_bar
+    spent: list[tuple[str, float, float | None]] = []
+    show = _timed(bar or _no_bar, spent)
     say = status or (lambda line: None)
     label = f"{entry.name} {target_name}".rstrip()
     shown_total = total if total is not None else examples
@@ -156,10 +160,11 @@ def check(
         if result is None:
             result = RunResult.fresh(entry.name, target_name or _name(factory))
         kwargs = {"n": cost_n} if cost_n is not None else {}
-        if suite and levels:  # a target already caught misbehaving: its timed run is guarded
-            _guarded_scaling(entry, factory, result, kwargs)
-        else:
-            fold_scaling(result, run_scaling(entry, factory, **kwargs))
+        with show(f"{label} (scaling clause)", None):
+            if suite and levels:  # a target caught misbehaving: its timed run is guarded
+                _guarded_scaling(entry, factory, result, kwargs)
+            else:
+                fold_scaling(result, run_scaling(entry, factory, **kwargs))
     # graded levels keep going: the rounds run after a counterexample too, its clause set aside
     if rounds and graded and tolerance and result is not None:
         _rounds_unsupported(entry, result)
@@ -180,14 +185,59 @@ def check(
         if result is None:
             result = RunResult.fresh(entry.name, target_name or _name(factory))
         with show(f"{label} (real threads)", None) as progress:
-            fold_result(result, run_stress(entry, factory, seed=seed, progress=progress))
+            fold_result(result, run_stress(entry, factory, seed=seed, progress=progress,
+                                           seconds=stress_seconds))
     if result is None:
         result = RunResult.fresh(entry.name, target_name or _name(factory))
     if suite and levels:
         from schedcheck.levels import explain_stages
 
         explain_stages(entry, result, cost=cost, rounds=rounds)
+        if spent:
+            result.notes.append(time_note(spent, budget, label))
     return result
+
+
+def _timed(show: ProgressFactory,
+           spent: list[tuple[str, float, float | None]]) -> ProgressFactory:
+    """``show``, also recording (label, seconds, seconds to the first failure) per stage."""
+    @contextmanager
+    def timed(label: str, total: int | None) -> Iterator[Progress | None]:
+        started = time.perf_counter()
+        first: list[float] = []
+        with show(label, total) as inner:
+            def progress(examples: int, steps: int, failures: int) -> None:
+                if failures and not first:
+                    first.append(time.perf_counter() - started)
+                if inner is not None:
+                    inner(examples, steps, failures)
+
+            try:
+                yield progress
+            finally:
+                spent.append((label, time.perf_counter() - started,
+                              first[0] if first else None))
+
+    return timed
+
+
+def time_note(spent: list[tuple[str, float, float | None]], budget: float | None,
+              label: str = "") -> str:
+    """Where a check's time went, one line for the card: each stage's seconds, the search's
+    budget and when its first counterexample came (the rest of a budget grades the other
+    clauses: the check keeps going unless ``--first``)."""
+    parts = []
+    for stage, seconds, first in spent:
+        name = stage.removeprefix(label).strip().strip("()") or "the levels' search"
+        text = f"{name} {seconds:.1f} s"
+        if budget is not None and name == "the levels' search":
+            text += f" of its {budget:g} s budget"
+        if first is not None:
+            text += (f", the first counterexample after {first:.1f} s (the rest grades the "
+                     "other clauses; --first stops there)")
+        parts.append(text)
+    total = sum(seconds for _, seconds, _ in spent)
+    return f"time: {'; '.join(parts)}; {total:.1f} s in all"
 
 
 def _rounds_unsupported(entry: System, result: RunResult) -> None:
@@ -477,11 +527,14 @@ def run_stress(
     *,
     seed: int | None = None,
     progress: Progress | None = None,
+    seconds: float | None = None,
 ) -> Any:
-    """Real-thread stress (``schedcheck.concurrency.run_stress``): a StressResult."""
+    """Real-thread stress (``schedcheck.concurrency.run_stress``): a StressResult; ``seconds``
+    bounds it (checked between rounds; default: its own deadline)."""
     from schedcheck.concurrency.stress import run_stress as stress
 
-    return stress(_system(system).name, factory, seed=seed, progress=progress)
+    kwargs = {} if seconds is None else {"deadline_seconds": seconds}
+    return stress(_system(system).name, factory, seed=seed, progress=progress, **kwargs)
 
 
 def fold_result(into: RunResult, other: Any) -> None:

@@ -27,7 +27,7 @@ from typing import Any
 __all__ = ["HEARTBEAT_SECONDS", "Ticker"]
 
 #: Silence longer than this gets a heartbeat line (the promise is: never more than 5 s).
-HEARTBEAT_SECONDS = 4.0
+HEARTBEAT_SECONDS = 3.0
 
 Progress = Callable[[int, int, int], None]
 BarFactory = Callable[[str, int | None], AbstractContextManager[Progress | None]]
@@ -92,9 +92,10 @@ class Ticker:
         inner = self._inner(label, total) if self._inner is not None else None
         with self._lock:
             saved = (self.label, self.stage_started)
-            self.label, self.total = label, total
+            self.label = label
             self.stage_started = self._clock()
             self._reset_counts()
+            self.total = total
         try:
             if inner is None:
                 yield self.update
@@ -134,7 +135,8 @@ class Ticker:
 
     def _line(self, now: float) -> str:
         where = self.item or self.stage or "schedcheck"
-        if self.label and self.label not in where:
+        if self.label and not set(self.label.replace("(", " ").replace(")", " ").split()) <= set(
+                where.replace("(", " ").replace(")", " ").split()):
             where = f"{where} -- {self.label}"
         parts = []
         if self.examples or self.total:
@@ -163,7 +165,7 @@ class Ticker:
             self._thread = None
 
     def _run(self) -> None:
-        while not self._stop.wait(min(1.0, self.every / 4)):
+        while not self._stop.wait(min(0.5, self.every / 4)):
             line = self.heartbeat()
             if line is not None:
                 self._write(line)

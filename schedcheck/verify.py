@@ -160,6 +160,9 @@ def _run_zoo(report: VerifyReport, *, zoo_examples: int | None, seed: int | None
                 with_pictures=row.mutant.name in report.showcase)
 
 
+#: Real-thread stress per bundled target, seconds (checked between rounds; the text on the
+#: card counts the operations and rounds it checked and says when this budget ended it).
+STRESS_SECONDS = 15.0
 #: The longest one showcase entry's shrinking may take (a sequential mutant; races are
 #: reduced inside the zoo run, see ``schedcheck.concurrency.reduce``).
 SHOWCASE_SECONDS = 30.0
@@ -199,7 +202,8 @@ def _run_suites(report: VerifyReport, *, examples: int | None, seed: int | None,
     for folder, system, spec in BUNDLED_RUNS:
         target = load_target(spec)
         result = pipeline.check(system, target.factory, target_name=spec, examples=examples,
-                                seed=seed, rounds=threads, stress=threads, bar=bar, status=say)
+                                seed=seed, rounds=threads, stress=threads, bar=bar, status=say,
+                                stress_seconds=STRESS_SECONDS)
         say(summary_line(result))
         written = write_run(result, report.out / folder, target_spec=spec, cwd=str(Path.cwd()))
         report.suites.append(SuiteRun(folder, result, written))
