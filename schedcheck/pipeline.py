@@ -533,8 +533,10 @@ def run_stress(
     bounds it (checked between rounds; default: its own deadline)."""
     from schedcheck.concurrency.stress import run_stress as stress
 
-    kwargs = {} if seconds is None else {"deadline_seconds": seconds}
-    return stress(_system(system).name, factory, seed=seed, progress=progress, **kwargs)
+    name = _system(system).name
+    if seconds is None:
+        return stress(name, factory, seed=seed, progress=progress)
+    return stress(name, factory, seed=seed, progress=progress, deadline_seconds=seconds)
 
 
 def fold_result(into: RunResult, other: Any) -> None:

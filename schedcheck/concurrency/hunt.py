@@ -272,6 +272,7 @@ def hunt(
             if progress is not None:
                 progress(done, steps, 1)
 
+        assert result.outcome is not None  # set with the case
         if shrink:
             result.case, result.outcome = reduce_case(factory, result.case, result.outcome,
                                                       seconds=reduce_seconds)
