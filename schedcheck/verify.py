@@ -21,13 +21,11 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from schedcheck import pipeline, systems
-from schedcheck.progress import nested
 from schedcheck.report.card import summary_line
 from schedcheck.report.html import choose_showcase, index_html
 from schedcheck.report.verify import SuiteRun, VerifyReport
@@ -117,8 +115,9 @@ def _run_zoo(report: VerifyReport, *, zoo_examples: int | None, seed: int | None
              say: Callable[[str], None], only: list[str] | None = None,
              shrink: bool = True, each: Callable[[str], None] | None = None,
              bar: pipeline.ProgressFactory | None = None) -> None:
-    """The zoo, unshrunk (fast kills); then the showcase entries again with shrinking, so
-    that the pictures on the page are of minimal counterexamples."""
+    """The zoo, unshrunk (fast kills); then the sequential showcase entries again as a
+    budgeted search with delta debugging, so that the pictures on the page are of minimal
+    counterexamples (a race's round is already reduced, on its recorded schedule)."""
     from schedcheck.zoo.run import run_zoo
 
     report.zoo = run_zoo(examples=zoo_examples, seed=seed, status=say, only=only, each=each,
@@ -132,25 +131,26 @@ def _run_zoo(report: VerifyReport, *, zoo_examples: int | None, seed: int | None
             # budget of its own (the note on its card says how far); shrinking the whole
             # suite-with-rounds program again can take many minutes.
             continue
-        say(f"zoo showcase: shrinking the counterexample of {row.mutant.name} "
-            f"(at most {SHOWCASE_SECONDS:g} s)")
+        say(f"zoo showcase: a minimal counterexample of {row.mutant.name} (a search of at "
+            f"most {SHOWCASE_SECONDS:g} s, then delta debugging)")
         started = time.perf_counter()
-        again = _bounded_shrink(row.mutant, examples=zoo_examples, seed=seed, bar=bar)
+        again = _showcase_search(row.mutant, seed=seed, bar=bar)
         spent = time.perf_counter() - started
-        if again is None:
-            row.note = (f"{row.note}; " if row.note else "") + (
-                f"not shrunk: shrinking did not finish within {SHOWCASE_SECONDS:g} s, the "
-                "picture is of the first counterexample found")
-            if row.result is not None:
-                row.result.notes.append(row.note)
-        elif again.result is not None and again.result.counterexample is not None:
-            before = (len(row.result.counterexample.steps)
-                      if row.result is not None and row.result.counterexample else 0)
-            row.result = again.result
-            row.clause = again.clause
+        cx = again.counterexample if again is not None else None
+        before = (row.result.counterexample
+                  if row.result is not None and row.result.counterexample else None)
+        shorter = cx is not None and (before is None or (
+            cx.clause == before.clause and len(cx.steps) < len(before.steps)))
+        if again is not None and cx is not None and shorter:
+            again.notes.append(f"showcase: searched and minimised in {spent:.1f} s: "
+                               f"{len(cx.steps)} steps (the zoo's kill had "
+                               f"{len(before.steps) if before else '?'})")
+            row.result = again
+            row.clause = cx.clause
+        elif row.result is not None:
             row.result.notes.append(
-                f"shrunk for {spent:.1f} s: {before} -> "
-                f"{len(again.result.counterexample.steps)} steps")
+                f"showcase: the zoo's first counterexample as found (a {spent:.1f} s search "
+                "found none shorter for the same clause)")
     for row in report.zoo:
         if row.result is not None and row.result.counterexample is not None:
             folder = report.out / "zoo" / row.mutant.name
@@ -163,37 +163,25 @@ def _run_zoo(report: VerifyReport, *, zoo_examples: int | None, seed: int | None
 #: Real-thread stress per bundled target, seconds (checked between rounds; the text on the
 #: card counts the operations and rounds it checked and says when this budget ended it).
 STRESS_SECONDS = 15.0
-#: The longest one showcase entry's shrinking may take (a sequential mutant; races are
-#: reduced inside the zoo run, see ``schedcheck.concurrency.reduce``).
-SHOWCASE_SECONDS = 30.0
+#: The search budget of one showcase entry (a sequential mutant; races are reduced inside
+#: the zoo run, see ``schedcheck.concurrency.reduce``). The search stops at the first
+#: counterexample, usually within seconds; its minimisation is bounded by its replays.
+SHOWCASE_SECONDS = 20.0
 
 
-def _bounded_shrink(mutant: Any, *, examples: int | None, seed: int | None,
-                    bar: pipeline.ProgressFactory | None,
-                    seconds: float = SHOWCASE_SECONDS) -> Any:
-    """``run_mutant(..., shrink=True)`` within ``seconds``, or None when it did not finish in
-    time: Hypothesis's shrinker has no time budget of its own, so the progress callback (run
-    after every machine run, shrinking included) ends the run with ``OutOfBudget`` once the
-    budget is spent."""
-    from schedcheck.harness.common import OutOfBudget
-    from schedcheck.zoo.run import run_mutant
+def _showcase_search(mutant: Any, *, seed: int | None,
+                     bar: pipeline.ProgressFactory | None) -> Any:
+    """A budgeted search of a sequential mutant (``pipeline.run_search``: it stops at the
+    first counterexample and minimises it by delta debugging, whose replays are bounded), or
+    None when the mutant has no sequential suite to search."""
+    from schedcheck.zoo.run import ZOO_SEED
 
-    deadline = time.monotonic() + seconds
-
-    @contextmanager
-    def bounded(label: str, total: int | None) -> Iterator[pipeline.Progress]:
-        with nested(bar, f"{label} (shrinking)", total) as outer:
-            def check(done: int, steps: int, failures: int) -> None:
-                if outer is not None:
-                    outer(done, steps, failures)
-                if time.monotonic() > deadline:
-                    raise OutOfBudget(f"showcase shrinking stopped after {seconds:g} s")
-
-            yield check
-
+    entry = systems.get(mutant.system)
     try:
-        return run_mutant(mutant, examples=examples, seed=seed, shrink=True, bar=bounded)
-    except OutOfBudget:
+        return pipeline.check(entry, mutant.factory, target_name=f"zoo:{mutant.name}",
+                              search=True, budget=SHOWCASE_SECONDS, cost=False,
+                              seed=ZOO_SEED if seed is None else seed, bar=bar)
+    except pipeline.Unusable:
         return None
 
 
