@@ -154,7 +154,7 @@ def replay(campaign: Campaign, folder: str) -> tuple[int, str]:
 
 
 #: How often a campaign prints what its workers tried so far (seconds).
-STATUS_SECONDS = 4.0
+STATUS_SECONDS = 2.5
 #: The line a worker prints to its log now and then: ``STATUS_PREFIX key=value ...``.
 STATUS_PREFIX = "schedcheck-fuzz-status"
 
@@ -191,7 +191,10 @@ def tried_text(campaign: Campaign) -> str:
         return "no worker has reported yet"
     names = {"examples": "examples", "behaviours": "distinct behaviours (programs)",
              "fingerprints": "coverage fingerprints", "runs": "suite runs"}
-    return ", ".join(f"{total[k]:,} {label}" for k, label in names.items() if k in total)
+    text = ", ".join(f"{total[k]:,} {label}" for k, label in names.items() if total.get(k))
+    if "behaviours" in total and not (total["behaviours"] or total["fingerprints"]):
+        text = (text or "0 examples") + " (HypoFuzz has reported no coverage yet)"
+    return text or "nothing yet"
 
 
 def _status_line(**counts: int) -> None:

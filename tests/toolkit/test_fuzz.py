@@ -144,3 +144,6 @@ def test_the_campaign_sums_what_its_workers_report_having_tried(tmp_path: Path) 
     assert worker_status(tmp_path / "missing.log") == {}
     assert tried_text(campaign) == ("2,000 examples, 70 distinct behaviours (programs), "
                                     "185 coverage fingerprints")
+    for log in tmp_path.glob("worker-*.log"):
+        log.write_text(f"{STATUS_PREFIX} examples=66 behaviours=0 fingerprints=0\n")
+    assert tried_text(campaign) == ("132 examples (HypoFuzz has reported no coverage yet)")
