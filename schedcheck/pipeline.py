@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from schedcheck.harness.result import BROKEN, HELD, UNKNOWN, RunResult
+from schedcheck.progress import time_note, timed
 from schedcheck.systems import System, get
 
 __all__ = [
@@ -47,7 +48,6 @@ __all__ = [
     "run_search",
     "run_stress",
     "run_suite",
-    "time_note",
 ]
 
 #: ``progress(examples, steps, failures)``, called while a suite runs.
@@ -119,7 +119,7 @@ def check(
     """
     entry = _system(system)
     spent: list[tuple[str, float, float | None]] = []
-    show = _timed(bar or _no_bar, spent)
+    show = timed(bar or _no_bar, spent)
     say = status or (lambda line: None)
     label = f"{entry.name} {target_name}".rstrip()
     shown_total = total if total is not None else examples
@@ -196,48 +196,6 @@ def check(
         if spent:
             result.notes.append(time_note(spent, budget, label))
     return result
-
-
-def _timed(show: ProgressFactory,
-           spent: list[tuple[str, float, float | None]]) -> ProgressFactory:
-    """``show``, also recording (label, seconds, seconds to the first failure) per stage."""
-    @contextmanager
-    def timed(label: str, total: int | None) -> Iterator[Progress | None]:
-        started = time.perf_counter()
-        first: list[float] = []
-        with show(label, total) as inner:
-            def progress(examples: int, steps: int, failures: int) -> None:
-                if failures and not first:
-                    first.append(time.perf_counter() - started)
-                if inner is not None:
-                    inner(examples, steps, failures)
-
-            try:
-                yield progress
-            finally:
-                spent.append((label, time.perf_counter() - started,
-                              first[0] if first else None))
-
-    return timed
-
-
-def time_note(spent: list[tuple[str, float, float | None]], budget: float | None,
-              label: str = "") -> str:
-    """Where a check's time went, one line for the card: each stage's seconds, the search's
-    budget and when its first counterexample came (the rest of a budget grades the other
-    clauses: the check keeps going unless ``--first``)."""
-    parts = []
-    for stage, seconds, first in spent:
-        name = stage.removeprefix(label).strip().strip("()") or "the levels' search"
-        text = f"{name} {seconds:.1f} s"
-        if budget is not None and name == "the levels' search":
-            text += f" of its {budget:g} s budget"
-        if first is not None:
-            text += (f", the first counterexample after {first:.1f} s (the rest grades the "
-                     "other clauses; --first stops there)")
-        parts.append(text)
-    total = sum(seconds for _, seconds, _ in spent)
-    return f"time: {'; '.join(parts)}; {total:.1f} s in all"
 
 
 def _rounds_unsupported(entry: System, result: RunResult) -> None:

@@ -13,7 +13,8 @@ time itself, so the heartbeat stays quiet while a bar is up; when stderr is not 
 every line is plain text (``schedcheck: ...``), flushed, for logs and pipes.
 
 :meth:`Ticker.heartbeat` computes the line from an injectable clock: tests drive it with a fake
-clock instead of sleeping.
+clock instead of sleeping. :func:`timed` records each stage's seconds (and when its first
+failure came) for :func:`time_note`, the card's ``time:`` line of ``check``.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
-__all__ = ["HEARTBEAT_SECONDS", "Ticker"]
+__all__ = ["HEARTBEAT_SECONDS", "Ticker", "nested", "time_note", "timed"]
 
 #: Silence longer than this gets a heartbeat line (the promise is: never more than 5 s).
 HEARTBEAT_SECONDS = 3.0
@@ -180,6 +181,48 @@ class Ticker:
     def _reset_counts(self) -> None:
         self.examples = self.steps = self.failures = 0
         self.total = None
+
+
+def timed(show: BarFactory,
+          spent: list[tuple[str, float, float | None]]) -> BarFactory:
+    """``show``, also recording (label, seconds, seconds to the first failure) per stage."""
+    @contextmanager
+    def timed(label: str, total: int | None) -> Iterator[Progress | None]:
+        started = time.perf_counter()
+        first: list[float] = []
+        with show(label, total) as inner:
+            def progress(examples: int, steps: int, failures: int) -> None:
+                if failures and not first:
+                    first.append(time.perf_counter() - started)
+                if inner is not None:
+                    inner(examples, steps, failures)
+
+            try:
+                yield progress
+            finally:
+                spent.append((label, time.perf_counter() - started,
+                              first[0] if first else None))
+
+    return timed
+
+
+def time_note(spent: list[tuple[str, float, float | None]], budget: float | None,
+              label: str = "") -> str:
+    """Where a check's time went, one line for the card: each stage's seconds, the search's
+    budget and when its first counterexample came (the rest of a budget grades the other
+    clauses: the check keeps going unless ``--first``)."""
+    parts = []
+    for stage, seconds, first in spent:
+        name = stage.removeprefix(label).strip().strip("()") or "the levels' search"
+        text = f"{name} {seconds:.1f} s"
+        if budget is not None and name == "the levels' search":
+            text += f" of its {budget:g} s budget"
+        if first is not None:
+            text += (f", the first counterexample after {first:.1f} s (the rest grades the "
+                     "other clauses; --first stops there)")
+        parts.append(text)
+    total = sum(seconds for _, seconds, _ in spent)
+    return f"time: {'; '.join(parts)}; {total:.1f} s in all"
 
 
 def nested(outer: Any, label: str, total: int | None) -> AbstractContextManager[Any]:

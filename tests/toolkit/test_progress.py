@@ -76,3 +76,29 @@ def test_the_thread_writes_the_heartbeat_and_stops() -> None:
             clock.now += 1
             ticker._stop.wait(0.01)
     assert any(line.startswith("still running: prove: the z3 lemmas") for line in lines)
+
+
+def test_the_time_note_says_where_a_check_spent_its_budget() -> None:
+    from schedcheck.progress import time_note, timed
+
+    spent: list[tuple[str, float, float | None]] = []
+
+    @contextmanager
+    def quiet(label: str, total: int | None) -> Iterator[None]:
+        yield None
+
+    show = timed(quiet, spent)
+    with show("scheduler mine.py:S", None) as progress:
+        assert progress is not None
+        progress(3, 30, 0)
+        progress(4, 41, 1)  # the first counterexample
+        progress(9, 90, 1)
+    with show("scheduler mine.py:S (scaling clause)", None):
+        pass
+    assert [(label, first is not None) for label, _, first in spent] == [
+        ("scheduler mine.py:S", True), ("scheduler mine.py:S (scaling clause)", False)]
+    note = time_note(spent, 25.0, "scheduler mine.py:S")
+    assert note.startswith("time: the levels' search ")
+    assert "of its 25 s budget, the first counterexample after" in note
+    assert "--first stops there" in note
+    assert "; scaling clause " in note and note.endswith(" s in all")
