@@ -29,9 +29,11 @@ counterexample was found (a mutant survived, a lemma failed); 2 the target or th
 unusable -- the message shows the target as given and the accepted forms -- or a part of
 schedcheck the command needs is not in this build (never reported as a pass).
 
-Output: progress (examples, steps, failures so far) on stderr with rich while a suite runs,
-only when stderr is a terminal; the report card on stdout; with ``--json`` stdout carries only
-the machine-readable report. The ``--out`` folder is described in ``schedcheck.report.writer``.
+Output: progress on stderr -- a line as each stage starts, a rich bar (examples, steps,
+failures so far, elapsed) while a suite runs on a terminal, and, whenever nothing was printed
+for 3 s, a ``still running: ...`` line naming the stage, its counts, its elapsed time and budget
+(``schedcheck.progress``; plain lines when stderr is not a terminal) -- the report card on
+stdout; with ``--json`` stdout carries only the machine-readable report. The ``--out`` folder is described in ``schedcheck.report.writer``.
 """
 
 from __future__ import annotations
