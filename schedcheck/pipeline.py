@@ -449,6 +449,7 @@ def _hunt(entry: System, factory: Callable[..., Any], *, target_name: str,
     """The race hunt as a RunResult; ``progress`` counts on from ``offset`` examples (the
     suite's, run before it)."""
     from schedcheck.concurrency.hunt import hunt
+    from schedcheck.concurrency.reduce import DEFAULT_SECONDS
     from schedcheck.harness import common
 
     result = RunResult.fresh(entry.name, target_name or _name(factory))
@@ -459,7 +460,7 @@ def _hunt(entry: System, factory: Callable[..., Any], *, target_name: str,
             progress(offset + done, steps, failures)
 
     found = hunt(entry.name, factory, settings=common.suite_settings(examples=examples),
-                 seed=seed, shrink=shrink, progress=hunting)
+                 seed=seed, shrink=shrink, progress=hunting, reduce_seconds=DEFAULT_SECONDS)
     result.seconds = time.perf_counter() - started
     result.seed = seed
     result.examples = found.examples
