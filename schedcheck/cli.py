@@ -33,7 +33,8 @@ Output: progress on stderr -- a line as each stage starts, a rich bar (examples,
 failures so far, elapsed) while a suite runs on a terminal, and, whenever nothing was printed
 for 3 s, a ``still running: ...`` line naming the stage, its counts, its elapsed time and budget
 (``schedcheck.progress``; plain lines when stderr is not a terminal) -- the report card on
-stdout; with ``--json`` stdout carries only the machine-readable report. The ``--out`` folder is described in ``schedcheck.report.writer``.
+stdout; with ``--json`` stdout carries only the machine-readable report. The ``--out`` folder
+is described in ``schedcheck.report.writer``.
 """
 
 from __future__ import annotations
