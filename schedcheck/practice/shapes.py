@@ -60,15 +60,33 @@ def _reply(got: Any) -> Any:
     return got
 
 
+#: what a seed-shaped scheduler may call its concurrency limit
+_LIMIT_NAMES = ("max_concurrency", "maxConcurrency", "limit", "capacity")
+
+
 class _SchedulerAdapter:
     def __init__(self, inner: Any) -> None:
         self._inner = inner
+        self._generation: dict[Any, int] = {}  # the current generation, from submit()
+        self._requested: set[tuple[Any, int]] = set()  # cancels answered REQUESTED
 
     def __getattr__(self, name: str) -> Any:  # add_dependency, retry, metrics, ...
         return getattr(self._inner, name)
 
     def submit(self, task_id: Any, deps: Any = (), fn: Any = None, **kw: Any) -> Any:
-        return self._inner.submit(task_id, deps, fn, **kw)
+        generation = self._inner.submit(task_id, deps, fn, **kw)
+        if isinstance(generation, int):
+            self._generation[task_id] = generation
+        return generation
+
+    def cancel_requested(self, task_id: Any, generation: int) -> bool:
+        """The class's own, else from the adapter's books: a cancel of that generation was
+        answered REQUESTED (the text's cooperative cancel, which the function polls)."""
+        own = getattr(self._inner, "cancel_requested", None)
+        if callable(own):
+            return bool(own(task_id, generation))
+        self.info(task_id)  # an unknown id raises as info() does
+        return (task_id, generation) in self._requested
 
     def start(self) -> None:
         for name in ("start", "freeze"):
@@ -82,8 +100,30 @@ class _SchedulerAdapter:
             return self._inner.ready()
         if _arity(self._inner.ready) >= 1:
             return self._inner.ready(limit)
-        raise NotAttempted("ready() takes no limit (the text's ready() hands out every free "
-                           "slot), so this item's program cannot run")
+        name = next((n for n in _LIMIT_NAMES if isinstance(getattr(self._inner, n, None), int)
+                     and not isinstance(getattr(self._inner, n), bool)), None)
+        if name is None or isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+            raise NotAttempted("ready() takes no limit (the text's ready() hands out every "
+                               "free slot), so this item's program cannot run")
+        # the text's ready() hands out max_concurrency - running: lower the limit for the
+        # one call so that it hands out at most `limit` more
+        full = getattr(self._inner, name)
+        running = self._running()
+        if running is None:
+            raise NotAttempted("ready() takes no limit, so this item's program cannot run")
+        setattr(self._inner, name, min(full, running + limit))
+        try:
+            return self._inner.ready()
+        finally:
+            setattr(self._inner, name, full)
+
+    def _running(self) -> int | None:
+        """How many tasks are RUNNING, read through info() (None if a state cannot be read)."""
+        try:
+            return sum(1 for t in self._generation
+                       if str(_state_of(self.info(t))).upper().endswith("RUNNING"))
+        except Exception:
+            return None
 
     def complete(self, task_id: Any, generation: Any) -> Any:
         return _reply(self._inner.complete(task_id, generation))
@@ -93,8 +133,14 @@ class _SchedulerAdapter:
 
     def cancel(self, task_id: Any, generation: int | None = None) -> Any:
         if generation is not None and _arity(self._inner.cancel) >= 2:
-            return _reply(self._inner.cancel(task_id, generation))
-        return _reply(self._inner.cancel(task_id))
+            got = _reply(self._inner.cancel(task_id, generation))
+        else:
+            got = _reply(self._inner.cancel(task_id))
+        if isinstance(got, tuple) and got and got[0] == "REQUESTED":
+            current = self._generation.get(task_id)
+            if current is not None and generation in (None, current):
+                self._requested.add((task_id, current))
+        return got
 
     def close(self) -> Any:
         close = getattr(self._inner, "close", None)
@@ -110,6 +156,13 @@ class _SchedulerAdapter:
                 return SimpleNamespace(state=got, generation=None, cause=None)
         raise TypeError("a seed-shaped scheduler needs info(task_id), state(task_id) or "
                         "status(task_id) so that its states can be compared")
+
+
+def _state_of(info: Any) -> Any:
+    state = getattr(info, "state", None)
+    if state is None and isinstance(info, tuple):
+        state = info[2] if len(info) > 2 else info[0]
+    return getattr(state, "name", state)
 
 
 def seed_shaped_scheduler(cls: Callable[..., Any]) -> Callable[[int], Any]:

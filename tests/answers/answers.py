@@ -2,8 +2,9 @@
 
 Each mistake names the ``grade`` item that owns it (``item``), a pattern the message of the
 miss shown under that item must match (``shows``: it is *this* mistake, not another one the
-item also owns), the ``check`` clauses any of which may report it (``clauses``), and a line
-saying what it is. ``tests/answers/test_answers.py`` asserts that ``grade`` and one ``check``
+item also owns), the ``check`` clauses any of which may report it (``clauses``), a line
+saying what it is, and (``also``) other items whose subject it breaks too -- forgetting the
+remaining rounds also fires a not-yet-due node in the bucket under the cursor. ``tests/answers/test_answers.py`` asserts that ``grade`` and one ``check``
 run report every listed mistake under its owner and fail nothing else.
 """
 
@@ -18,6 +19,8 @@ class Mistake:
     shows: str  #: a regex the miss under ``item`` matches
     clauses: tuple[str, ...]  #: check clauses that own it (any one reporting it counts)
     what: str
+    #: other grade items whose subject this mistake breaks as well (they may fail too)
+    also: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -86,7 +89,8 @@ ANSWERS: tuple[Answer, ...] = (
         Mistake("W-M5", r"inside advance|on the tick thread", ("W3",),
                 "callbacks run inline inside advance(), executor or not"),
         Mistake("W-M2", r"before its deadline|early|rotation", ("W2", "W-INV-EARLY"),
-                "no remaining rounds: a timer a rotation away fires on the first visit"),
+                "no remaining rounds: a timer a rotation away fires on the first visit",
+                also=("W-M3",)),
         Mistake("W-M7", r"missed|lost|late", ("W1", "W2", "W-INV-LATE"),
                 "advance processes only the tick of now: missed ticks are skipped"),
         Mistake("W-F3", r"returned None", ("W4",),
