@@ -4,7 +4,8 @@ by :func:`add_commands`.
 Exit status of ``grade``: 0 every graded item held, 1 an item failed or is not implemented
 yet (a method raises NotImplementedError), 2 the target or the arguments are unusable (it
 cannot be loaded, or it is neither a scheduler nor a wheel). A class that crashes an item
-is graded, never a traceback: the crash is that item's verdict. ``practice``: 0 the files were written, 2 they could not be.
+is graded, never a traceback: the crash is that item's verdict. ``practice``: 0 the files
+were written, 2 they could not be.
 """
 
 from __future__ import annotations

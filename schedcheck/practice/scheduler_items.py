@@ -151,7 +151,7 @@ def disagreement(factory: Callable[[int], Any], scenario: Scenario, *,
     for i, step in enumerate(program):
         pre = {t: model.info(t) for t in ids}
         requested = {t: model.cancel_requested(t, pre[t].generation) for t in ids}
-        started = model._started  # noqa: SLF001 -- the model is ours
+        started = model._started  # the model is ours
         mine, theirs = _call(model, step), _call(target, step)
         ctx = _Context(step, mine, theirs, pre, requested, started, model, resubmitted)
         if theirs[0] == "raises" and isinstance(theirs[1], NotImplementedError):

@@ -77,6 +77,12 @@ class Scheduler:
         function decides (complete() still wins, fail() confirms the cancel)."""
         raise NotImplementedError
 
+    def cancel_requested(self, task_id: Hashable, generation: int) -> bool:
+        """What a running function polls: True iff generation is the current one and a
+        cancel was answered REQUESTED while it ran (it stays True after it ends).
+        UnknownTaskError for an id never submitted; TypeError for a bool generation."""
+        raise NotImplementedError
+
     def close(self) -> list[Any]:
         """Refuse new submits (ClosedError), stop claiming, cancel PENDING/READY tasks with
         cause ("shutdown", ...); return their ids in submission order."""
@@ -109,7 +115,10 @@ class TimingWheel:
 
     def schedule(self, deadline: int, callback: Callable[[], Any]) -> Any:
         """A timer due at the first tick at or after deadline (the cursor if that tick has
-        passed); returns a handle. Never fires before deadline."""
+        passed); returns a handle. Never fires before deadline. The handle has .deadline,
+        .callback and the bools .fired (an advance returned it) and .cancelled (a cancel
+        returned True), which are never both True. With max_pending, raise
+        WheelFullError(pending, max_pending) when pending() >= max_pending."""
         raise NotImplementedError
 
     def schedule_after(self, delay: int, callback: Callable[[], Any]) -> Any:

@@ -4,8 +4,9 @@ Each mistake names the ``grade`` item that owns it (``item``), a pattern the mes
 miss shown under that item must match (``shows``: it is *this* mistake, not another one the
 item also owns), the ``check`` clauses any of which may report it (``clauses``), a line
 saying what it is, and (``also``) other items whose subject it breaks too -- forgetting the
-remaining rounds also fires a not-yet-due node in the bucket under the cursor. ``tests/answers/test_answers.py`` asserts that ``grade`` and one ``check``
-run report every listed mistake under its owner and fail nothing else.
+remaining rounds also fires a not-yet-due node in the bucket under the cursor.
+``tests/answers/test_answers.py`` asserts that ``grade`` and one ``check`` run report the
+listed mistakes under their owners and fail nothing else.
 """
 
 from __future__ import annotations

@@ -98,3 +98,9 @@ def test_check_reports_the_listed_mistakes() -> None:
     missed = [f"{a.name}: {m.what} ({'/'.join(m.clauses)})" for a, m in listed
               if not set(m.clauses) & _broken(a.name)]
     assert len(listed) - len(missed) >= FOUND * len(listed), "\n".join(missed)
+
+
+@pytest.mark.parametrize("answer", ANSWERS, ids=lambda a: a.name)
+def test_an_answer_grade_fails_does_not_pass_check(answer: Answer) -> None:
+    assert _card(answer.name).failed
+    assert _broken(answer.name)

@@ -79,9 +79,10 @@ def test_the_wheel_texts_pseudocode_misses_exactly_the_exact_due_tick_cancels_an
 def test_the_scheduler_texts_answer_misses_only_argument_hygiene() -> None:
     card = grade("scheduler", SeedScheduler, seed_shaped=True, cost=False)
     assert card.failed == ["S-polish-1", "S-polish-3", "S-polish-4"], render_card(card)
-    # its ready() takes no limit, as in the text: the items that need one are not attempted
+    # its ready() takes no limit, as in the text: a limit is given by lowering its
+    # max_concurrency for one call, and a negative limit cannot be given at all
     statuses = {r.item.id: r.status for r in card.results}
-    assert statuses["S-M7"] == statuses["S-polish-2"] == NOT_ATTEMPTED
+    assert statuses["S-M7"] == PASS and statuses["S-polish-2"] == NOT_ATTEMPTED
 
 
 @pytest.mark.parametrize(("mutant", "item"), [
@@ -236,3 +237,16 @@ def test_a_skeleton_graded_then_filled_in_is_graded_afresh(
     capsys.readouterr()
     assert main(["grade", target, "--no-cost"]) == 0
     assert " 0 failed" in capsys.readouterr().out.replace("\n0 failed", " 0 failed")
+
+
+@pytest.mark.parametrize("system", ["scheduler", "wheel"])
+def test_the_skeleton_has_every_method_check_calls(system: str, tmp_path: Path) -> None:
+    import ast
+
+    from schedcheck import systems
+
+    write_practice(system, tmp_path)
+    module = systems.get(system).answer_target.split(":")[0]
+    tree = ast.parse((tmp_path / module).read_text())
+    methods = {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
+    assert set(systems.get(system).operations) <= methods
