@@ -61,6 +61,13 @@ def cmd_grade(args: argparse.Namespace) -> int:
     except SchedcheckInternalError:
         raise
     print(render_card(card))
+    if not args.seed_shaped:
+        from schedcheck.practice.shapes import looks_seed_shaped
+
+        why = looks_seed_shaped(system, target.factory)
+        if why:
+            print(f"note: {args.target} looks written in the interview text's own names "
+                  f"({why}); grade it with --seed-shaped")
     unfinished = any(r.status == NOT_IMPLEMENTED for r in card.results)
     return EXIT_FOUND if card.failed or unfinished else EXIT_OK
 

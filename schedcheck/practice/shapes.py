@@ -31,7 +31,7 @@ from typing import Any
 
 from schedcheck.practice.grading import NotAttempted
 
-__all__ = ["seed_shaped_scheduler", "seed_shaped_wheel"]
+__all__ = ["looks_seed_shaped", "seed_shaped_scheduler", "seed_shaped_wheel"]
 
 #: the interview text's names of outcomes, as the contract's
 _OUTCOMES = {"OK": "APPLIED", "SUCCESS": "APPLIED", "DONE": "APPLIED", "CONFLICT": "STALE"}
@@ -245,12 +245,31 @@ class _WheelAdapter:
 
 
 def _first_param(fn: Any) -> str:
+    """The first parameter's name of a method (of a class or an instance), '' if none."""
     try:
-        return next(iter(inspect.signature(fn).parameters), "")
+        names = list(inspect.signature(fn).parameters)
     except (TypeError, ValueError):
         return ""
+    if names and names[0] == "self":
+        names = names[1:]
+    return names[0] if names else ""
 
 
 def seed_shaped_wheel(cls: Callable[..., Any]) -> Callable[..., Any]:
     """A factory with the contract's interface over a wheel written in the text's names."""
     return lambda tick, size, **opts: _WheelAdapter(cls, tick, size, **opts)
+
+
+def looks_seed_shaped(system: str, cls: Any) -> str:
+    """Why ``cls`` looks written in the interview text's names ('' if it does not): a wheel
+    whose ``schedule`` takes the callback first, a scheduler with ``freeze()`` and no
+    ``start()``, or with ``state()``/``status()`` and no ``info()``."""
+    if system == "wheel":
+        first = _first_param(getattr(cls, "schedule", None))
+        return f"its schedule() takes {first!r} first" if first in _CALLBACK_FIRST else ""
+    if callable(getattr(cls, "freeze", None)) and not callable(getattr(cls, "start", None)):
+        return "it has freeze() and no start()"
+    if not callable(getattr(cls, "info", None)) and any(
+            callable(getattr(cls, n, None)) for n in ("state", "status")):
+        return "it has state()/status() and no info()"
+    return ""

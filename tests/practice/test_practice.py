@@ -250,3 +250,13 @@ def test_the_skeleton_has_every_method_check_calls(system: str, tmp_path: Path) 
     tree = ast.parse((tmp_path / module).read_text())
     methods = {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
     assert set(systems.get(system).operations) <= methods
+
+
+def test_grade_names_the_seed_shaped_mode_for_an_answer_in_the_texts_names(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    target = "schedcheck.practice.seed_answers:SeedWheel"
+    main(["grade", target, "--no-cost"])
+    assert "grade it with --seed-shaped" in capsys.readouterr().out
+    assert main(["grade", target, "--no-cost", "--seed-shaped"]) == 1
+    out = capsys.readouterr().out
+    assert "--seed-shaped" not in out and "Traceback" not in out
