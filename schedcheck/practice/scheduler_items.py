@@ -4,8 +4,12 @@ A program is a list of steps ``(call, args)``. :func:`disagreement` runs it on
 ``schedcheck.model.Scheduler`` and on the learner's class side by side and compares, after
 every step, the reply and the state of every task submitted so far. The main items compare
 leniently (any exception where the model raises one; a reply's outcome only where the
-learner returns one; causes only where the learner gives them); the ``polish`` items compare
-error names exactly.
+learner returns one; causes only in the items about propagation, and only where the learner
+gives them); the ``polish`` items compare error names exactly. Each divergence names the
+item that owns it (``schedcheck.practice.scheduler_owners``); a program that meets another
+item's rule first leaves its own item "blocked by" that one. Programs submit every task
+before ``start()`` (the text allows refusing new ids once running; later submits are new
+versions).
 """
 
 from __future__ import annotations
@@ -23,6 +27,12 @@ from schedcheck.practice.grading import (
     Miss,
     NotAttempted,
     shrink,
+)
+from schedcheck.practice.scheduler_owners import (
+    Context,
+    generation_owner,
+    reply_owner,
+    state_owner,
 )
 
 __all__ = ["ITEMS", "disagreement"]
@@ -136,8 +146,8 @@ def disagreement(factory: Callable[[int], Any], scenario: Scenario, *,
                  strict: bool = False, causes: bool = False) -> tuple[int, str, str, str] | None:
     """The first step where the learner's class and the model differ, as
     ``(step index, kind, message, owner)`` -- ``owner`` the item whose rule it broke (the
-    ``_*_owner`` functions below) -- or None. A BLOCKED task's cause is compared only with
-    ``causes`` (the items about propagation)."""
+    rules of ``schedcheck.practice.scheduler_owners``) -- or None. A BLOCKED task's cause
+    is compared only with ``causes`` (the items about propagation)."""
     mc, program = scenario
     model = ModelScheduler(mc)
     try:
@@ -153,7 +163,7 @@ def disagreement(factory: Callable[[int], Any], scenario: Scenario, *,
         requested = {t: model.cancel_requested(t, pre[t].generation) for t in ids}
         started = model._started  # the model is ours
         mine, theirs = _call(model, step), _call(target, step)
-        ctx = _Context(step, mine, theirs, pre, requested, started, model, resubmitted)
+        ctx = Context(step, mine, theirs, pre, requested, started, model, resubmitted)
         if theirs[0] == "raises" and isinstance(theirs[1], NotImplementedError):
             return i, "unfilled", f"{_line(step)} raised NotImplementedError", UNFILLED
         if theirs[0] == "raises" and isinstance(theirs[1], NotAttempted):
@@ -162,7 +172,7 @@ def disagreement(factory: Callable[[int], Any], scenario: Scenario, *,
             deps[step[1][0]] = tuple(step[1][1]) + (tuple(step[1][2]) if len(step[1]) > 2 else ())
         msg = _compare(step, mine, theirs, strict, deps)
         if msg:
-            return i, f"reply:{step[0]}", msg, _reply_owner(ctx, msg)
+            return i, f"reply:{step[0]}", msg, reply_owner(ctx, msg)
         if mine[0] == "ok" and step[0] in ("submit", "submit_opt"):
             if step[1][0] in ids:
                 resubmitted.add(step[1][0])
@@ -179,182 +189,16 @@ def disagreement(factory: Callable[[int], Any], scenario: Scenario, *,
             want_state = want.state.name
             if got_state != want_state:
                 return i, "state", f"{task!r} is {got_state}; the model says {want_state}", \
-                    _state_owner(ctx, task, got_state, want_state)
+                    state_owner(ctx, task, got_state, want_state)
             if isinstance(got_gen, int) and got_gen != want.generation:
                 return i, "state", (f"{task!r} is at generation {got_gen}; the model says "
-                                    f"{want.generation}"), _generation_owner(ctx, task)
+                                    f"{want.generation}"), generation_owner(ctx, task)
             if causes and got_cause is not None and want.state.name == "BLOCKED":
                 got_c, want_c = norm_cause(got_cause), norm_cause(want.cause)
                 if got_c != want_c:
                     return i, "state", (f"{task!r} is BLOCKED by {got_c}; the model names the "
                                         f"root {want_c}"), "S-T4"
     return None
-
-
-class _Context:
-    """One step's calls and the model's state just before it, for :func:`_owner` rules."""
-
-    def __init__(self, step: Step, mine: tuple[str, Any], theirs: tuple[str, Any],
-                 pre: dict[Any, Any], requested: dict[Any, bool], started: bool,
-                 model: Any, resubmitted: set[Any]) -> None:
-        self.resubmitted = resubmitted  #: ids submitted again earlier in the program
-        self.step, self.mine, self.theirs = step, mine, theirs
-        self.pre, self.requested, self.started, self.model = pre, requested, started, model
-        self.call = step[0]
-        self.task = step[1][0] if step[1] else None
-
-    def pre_state(self, task: Any) -> str:
-        info = self.pre.get(task)
-        return "" if info is None else str(info.state.name)
-
-    def downstream(self, root: Any) -> set[Any]:
-        """Tasks that reach ``root`` through required dependencies (its dependents, all
-        the way down), by the model's edges."""
-        out: set[Any] = set()
-        frontier = [root]
-        while frontier:
-            x = frontier.pop()
-            for t in self.model.task_ids():
-                if x in self.model.deps_of(t) and t not in out:
-                    out.add(t)
-                    frontier.append(t)
-        return out
-
-
-#: the item whose rule an expected error belongs to
-_ERROR_OWNER = {"NotStartedError": "S-polish-4", "UnknownDependencyError": "S-polish-4",
-                "ClosedError": "S-polish-4", "ConflictError": "S-T5", "CycleError": "S-M3",
-                "UnknownTaskError": "S-polish-3", "TypeError": "S-polish-1",
-                "ValueError": "S-polish-2"}
-
-
-#: the polish item owning an error raised under another name
-_POLISH_OWNER = {"UnknownTaskError": "S-polish-3", "TypeError": "S-polish-1",
-                 "ValueError": "S-polish-2"}
-
-
-def _reply_owner(ctx: _Context, msg: str) -> str:
-    """The item owning a reply that differs from the model's (the module docstring's
-    ownership rules)."""
-    call, mine, theirs = ctx.call, ctx.mine, ctx.theirs
-    if mine[0] == "raises":
-        name = error_name(mine[1])
-        if ctx.call == "ready" and name in ("TypeError", "ValueError"):
-            return "S-polish-2"
-        if theirs[0] == "raises" and name != "CycleError":  # the error's name differs
-            return _POLISH_OWNER.get(name, "S-polish-4")
-        return _ERROR_OWNER.get(name, "S-T1")
-    if theirs[0] == "raises":
-        if call in ("submit", "submit_opt") and ctx.started and ctx.task not in ctx.pre:
-            return (f"{CAPABILITY}refuses a new task id after start() -- the text allows "
-                    "this (only new versions once running), so this item's program cannot run")
-        if call == "submit_opt":
-            return "S-F2"
-        if call == "add_dependency":
-            return "S-F3"
-        if call in ("submit",):
-            return _resubmit_owner(ctx)
-        if call in ("fail", "cancel"):
-            return "S-M1"
-        return {"start": "S-M3", "ready": "S-T5", "complete": "S-T3"}.get(call, "S-T1")
-    if call == "start":
-        return "S-M3"
-    if call == "ready":
-        return _claim_owner(ctx)
-    if call == "close":
-        return "S-polish-4"
-    if call == "add_dependency":
-        return "S-F3"
-    if call in ("submit", "submit_opt"):
-        return _resubmit_owner(ctx)
-    want_o = norm_reply(mine[1])[0]
-    pre = ctx.pre_state(ctx.task)
-    if want_o == "STALE":
-        return "S-M4"
-    if call == "cancel" and pre == "RUNNING":
-        return "S-M6"
-    if call == "fail" and pre == "RUNNING" and ctx.requested.get(ctx.task):
-        return "S-M6"
-    if want_o == "DUPLICATE" or (want_o == "REJECTED" and call != "cancel"):
-        return "S-T6"
-    if call in ("fail", "cancel"):
-        return "S-M1" if want_o == "APPLIED" else "S-T6"
-    return "S-T3"
-
-
-def _resubmit_owner(ctx: _Context) -> str:
-    pre = ctx.pre_state(ctx.task)
-    if pre in ("FAILED", "CANCELLED", "BLOCKED"):
-        return "S-M8"
-    return "S-T5" if pre else "S-T1"
-
-
-def _claim_owner(ctx: _Context) -> str:
-    want = [c[0] for c in norm_claims(ctx.mine[1])]
-    try:
-        got = [c[0] for c in norm_claims(ctx.theirs[1])]
-    except (TypeError, IndexError):
-        got = list(ctx.theirs[1] or [])
-    for task in got:
-        if task in want:
-            continue
-        pre = ctx.pre_state(task)
-        if pre == "RUNNING" or pre in ("SUCCEEDED", "FAILED", "CANCELLED"):
-            return "S-F7"
-        if pre == "BLOCKED" or any(ctx.pre_state(d) in ("FAILED", "BLOCKED", "CANCELLED")
-                                   for d in ctx.model.deps_of(task)):
-            return "S-M5"
-        if pre == "PENDING":
-            return "S-T3"
-    if len(got) > len(want) and len(ctx.step[1]) > 0:
-        return "S-M7"
-    return "S-T5"
-
-
-def _state_owner(ctx: _Context, task: Any, got: str, want: str) -> str:
-    """The item owning a task state that differs from the model's after ``ctx.step``."""
-    call, pre = ctx.call, ctx.pre_state(task)
-    if call in ("submit", "submit_opt") and task == ctx.task:
-        if ctx.call == "submit_opt":
-            return "S-F2"
-        if "BLOCKED" in (got, want):  # a new version's first state: dead dependency or not
-            return "S-T1"
-        return "S-M8" if pre in ("FAILED", "CANCELLED", "BLOCKED") else "S-T1"
-    if call == "add_dependency":
-        return "S-F3"
-    if ctx.mine[0] == "ok" and call in ("complete", "fail", "cancel"):
-        outcome = norm_reply(ctx.mine[1])[0]
-        if outcome == "STALE":
-            return "S-M4"
-        if outcome == "DUPLICATE":
-            return "S-T3|S-T6" if task != ctx.task else "S-T6"
-    if task == ctx.task and call in ("fail", "cancel", "complete"):
-        if ctx.requested.get(task) or (call == "cancel" and pre == "RUNNING"):
-            return "S-M6"
-        return "S-M1" if call in ("fail", "cancel") else "S-T3"
-    if call == "submit_opt" or (call == "ready" and ctx.model.optional_of(task)):
-        return "S-F2"
-    if want == "BLOCKED" or got == "BLOCKED":
-        if call == "cancel" and task not in ctx.downstream(ctx.task):
-            return "S-F4"
-        if want == "BLOCKED" and got in ("READY", "RUNNING", "SUCCEEDED"):
-            return "S-M5"  # a dead dependency treated as success
-        if want == "BLOCKED" and got == "PENDING" and call in ("fail", "cancel"):
-            return "S-T4|S-M1"  # fail()/cancel() never reached the dependents
-        return "S-T4"
-    if task in ctx.resubmitted or ctx.task in ctx.resubmitted:
-        return "S-T5|S-T3"  # the edges of a resubmitted task
-    if call == "ready":
-        return _claim_owner(ctx)
-    if call in ("submit", "submit_opt"):
-        return "S-T5"
-    return "S-T3"
-
-
-def _generation_owner(ctx: _Context, task: Any) -> str:
-    if ctx.call in ("submit", "submit_opt") and task == ctx.task:
-        return _resubmit_owner(ctx)
-    return "S-T5"
 
 
 def _model_errors(mc: int, program: Sequence[Step]) -> set[tuple[Step, str]]:

@@ -1,5 +1,11 @@
 """The timing wheel's graded items: short programs of schedule/cancel/advance with a ledger.
 
+Each divergence names the item that owns it (:meth:`_Timers.owner` for a timer that fires at
+the wrong time: a past deadline is ``W-T1``'s, a timer due inside a stall ``W-M7``'s, one a
+rotation or more early ``W-M2``'s or ``W-M3``'s, ...); a program that meets another item's
+rule first leaves its own item "blocked by" that one. Callbacks run inline count only in the
+items with an executor; handles' ``fired``/``cancelled`` are read after every step.
+
 The main items check what the interview asks and not this project's refinement of the due
 tick: a timer fires at most once, never before its deadline, never after a cancel, and —
 advancing at least every tick — no later than two ticks after its deadline (the text's own
@@ -90,7 +96,7 @@ def _opt(v: Any) -> str:
 
 class _Timers:
     """What the grader knows of each timer, by schedule order: its deadline, how it was
-    scheduled, and the model's due tick and cursor at that moment (for :func:`_timer_owner`)."""
+    scheduled, and the model's due tick and cursor at that moment (for :meth:`owner`)."""
 
     def __init__(self, size: int) -> None:
         self.size = size
