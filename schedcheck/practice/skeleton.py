@@ -173,7 +173,9 @@ _GUIDE = '''# Practising the {system} question
 4. For the whole card, with the text's own headings: `schedcheck grade {module}.py:{cls}`.
    Written in the text's own names instead (e.g. `schedule(task, deadline)`)? Add
    `--seed-shaped`. Items marked `talk` are discussion points with no code to run; `--` are
-   optional parts your class does not have.
+   optional parts your class does not have (or differences the text allows); `todo` need a
+   method that still raises NotImplementedError; `blkd` met another item's mistake first
+   (fix that one: it is shown under its own item).
 5. When every item holds, run the full differential suite:
    `schedcheck check {system} {module}.py:{cls}`.
 '''
