@@ -103,14 +103,18 @@ class Card:
 
 
 def grade_items(items: Sequence[Item], target: Any, *, system: str, name: str,
-                cost: bool = True) -> Card:
+                cost: bool = True, lacking: dict[str, str] | None = None) -> Card:
     """Run every item on ``target`` (a factory with the contract's interface) and keep going;
-    then move each miss to the item that owns it (see the module docstring)."""
+    then move each miss to the item that owns it (see the module docstring). ``lacking``:
+    items not attempted, with why (a part the class declares it lacks)."""
     card = Card(system, name)
     found: dict[str, list[Miss]] = {}
     for item in items:
         if item.check is None:
             card.results.append(ItemResult(item, TALK, note="a discussion point: see the hint"))
+            continue
+        if lacking and item.id in lacking:
+            card.results.append(ItemResult(item, NOT_ATTEMPTED, note=lacking[item.id]))
             continue
         if item.cost and not cost:
             card.results.append(ItemResult(item, NOT_RUN, note="timing check skipped (--no-cost)"))

@@ -260,3 +260,17 @@ def test_grade_names_the_seed_shaped_mode_for_an_answer_in_the_texts_names(
     assert main(["grade", target, "--no-cost", "--seed-shaped"]) == 1
     out = capsys.readouterr().out
     assert "--seed-shaped" not in out and "Traceback" not in out
+
+
+def test_parts_a_class_declares_it_lacks_leave_their_items_not_attempted() -> None:
+    from schedcheck.adapters import WheelCapabilities
+
+    class NoChecks(impl.HashedTimingWheel):
+        capabilities = WheelCapabilities(validates_args=False, cancel="none")
+
+    card = grade("wheel", NoChecks, cost=False)
+    statuses = {r.item.id: r.status for r in card.results}
+    for item in ("W-polish-1", "W-polish-3", "W-polish-4", "W-F3", "W-polish-2"):
+        assert statuses[item] == NOT_ATTEMPTED, render_card(card)
+    assert statuses["W-T1"] == statuses["W-M2"] == PASS
+    assert "declares it lacks argument checks" in render_card(card)
