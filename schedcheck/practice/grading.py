@@ -231,7 +231,7 @@ def render_card(card: Card) -> str:
             continue
         label_id, label_en = labels[sec]
         held = sum(r.status == PASS for r in rows)
-        graded = sum(r.status in (PASS, FAIL) for r in rows)
+        graded = sum(r.status in (PASS, FAIL, NOT_IMPLEMENTED) for r in rows)
         lines += ["", f"== {label_id} — {label_en}  ({held}/{graded} held)"]
         for r in rows:
             lines.append(f"  [{_MARK[r.status]}] {r.item.id:<12} {r.item.title}")
