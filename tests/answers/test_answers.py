@@ -3,7 +3,8 @@ reported under the item or clause that owns it, and nothing else fails.
 
 grade runs its fixed programs (no timing items); check runs one graded check per answer with
 a fixed seed and a fixed number of examples, unshrunk, no timing clause -- the verdicts then
-depend on the seed alone.
+depend on the seed (and on any earlier failure Hypothesis's example database replays first:
+the clause a check may also break for that reason is listed with why, in _CHECK_ALSO).
 """
 
 from __future__ import annotations
