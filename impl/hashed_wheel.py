@@ -58,6 +58,9 @@ class HashedTimingWheel(_WheelBase):
 
     def _init_buckets(self) -> None:
         self._buckets = _BucketArray(self._wheel_size)
+        #: _later[i] >= the timers in bucket i with rounds left (counted when filed; a walk
+        #: of the bucket recounts it): at 0, with no shell counted, the bucket fires whole
+        self._later: list[int] = [0] * self._wheel_size
 
     def _detect_overrides(self) -> bool:
         #: the default re-check is inlined unless a subclass replaces it
@@ -70,26 +73,31 @@ class HashedTimingWheel(_WheelBase):
 
     def _insert(self, node: Handle) -> None:
         node._rounds = self._rounds_for(node._due)
-        self._buckets.append(node._due % self._wheel_size, node)
+        index = node._due % self._wheel_size
+        self._buckets.append(index, node)
+        if node._rounds:
+            self._later[index] += 1
 
-    def _admit(self, nodes: list[Handle]) -> int:
+    def _mark_shell(self, node: Handle) -> None:
+        self._buckets.mark(node._due % self._wheel_size)
+
+    def _admit(self, nodes: list[Handle]) -> None:
         """``_insert`` for each of ``nodes`` with the default steps written out (one pass, no
-        call per node); cancelled shells are dropped and counted."""
+        call per node)."""
         size = self._wheel_size
-        lists, occ = self._buckets.lists, self._buckets.occ
-        dead = 0
+        lists, occ, later = self._buckets.lists, self._buckets.occ, self._later
+        far = self._cursor + size  # a timer due at or after it has rounds left
         for node in nodes:
-            if node._callback is None:
-                dead += 1
-                continue
-            index = node._due % size  # its rounds were set by schedule, at this cursor
+            due = node._due  # its rounds were set by schedule, at this cursor
+            index = due % size
             bucket = lists[index]  # _BucketArray.append, written out (as in the cascade)
             if bucket is None:
                 lists[index] = [node]
                 occ[index] = 1
             else:
                 bucket.append(node)
-        return dead
+            if due >= far:
+                later[index] += 1
 
     def _process(self, first: int, last: int, out: list[Handle]) -> int:
         """Visit the non-empty buckets of ticks first..last in order (bitmap skip), jumping
@@ -142,21 +150,34 @@ class HashedTimingWheel(_WheelBase):
         """The seed's loop body: detach bucket k % W, skip cancelled, re-link rounds > 0."""
         index = k % self._wheel_size
         buckets = self._buckets
+        later = self._later
+        whole = not buckets.marked[index] and not later[index] and self._plain_live
         bucket = buckets.take(index)  # out of the array first: the walk below re-checks
+        if whole:  # no shell, no rounds left (both counted under the lock): all fire
+            for node in bucket:
+                node._owner = None  # fired: rule 3, marked before any callback runs (_fire)
+            out += bucket
+            self._pending -= len(bucket)
+            return
         if not self._plain_live:
             bucket = [node for node in bucket if self._still_live(node)]
         kept: list[Handle] = []
         fire = out.append
         fired = len(out)
+        waiting = 0  # the kept timers with rounds left after this visit
         for node in bucket:
             if node._callback is None:  # _still_live, inlined: a cancelled shell, dropped
-                self._dead -= 1
-            elif node._rounds:
-                node._rounds -= 1
+                continue
+            rounds = node._rounds
+            if rounds:
+                node._rounds = rounds - 1
                 kept.append(node)
+                if rounds > 1:
+                    waiting += 1
             else:
                 node._owner = None  # fired: rule 3, marked before any callback runs (_fire)
                 fire(node)
+        later[index] = waiting
         if kept:  # re-linked in walk order: the bucket stays in ascending seq
             buckets.lists[index] = kept
             buckets.occ[index] = 1
@@ -178,6 +199,11 @@ class HashedTimingWheel(_WheelBase):
     def _check_structure(self) -> int:
         linked = self._buckets.check()[0]
         for index in range(self._wheel_size):
+            waiting = sum(1 for node in self._buckets.iter_bucket(index) if node._rounds)
+            assert waiting <= self._later[index], (
+                f"bucket {index} holds {waiting} timers with rounds left but counts "
+                f"{self._later[index]}: it would fire whole too early"
+            )
             previous = -1
             for node in self._buckets.iter_bucket(index):
                 self._check_node(node)
