@@ -40,6 +40,12 @@ Under each table, where the time went: the CPU seconds of each phase of the same
 (schedule, cancel, advance), the part of them spent in the cyclic collector (``gc.callbacks``)
 and its full passes.
 
+Under each table and the memory figures, the wheels side by side with the lock+fields floor,
+as a fraction of it: "floor seconds / wheel seconds" (1.0: as fast as the least work a
+thread-safe wheel with handle objects must do; the goal is >= 0.9 at 50% and 90% cancelled,
+and at 90% ahead of the baseline heap), and "wheel bytes / floor bytes" per timer (goal
+<= 1.1).
+
 Ratios are "baseline seconds / this structure's seconds" (> 1: faster than the baseline).
 The garbage collector is ON while timing, as in every real program, for every structure alike
 (each run starts from a ``gc.collect()``). ``--no-gc`` adds a column timed with the collector
@@ -237,6 +243,11 @@ FLOORS: list[tuple[str, Callable[[], Any]]] = [
     ("floor", FloorTimers),
     ("floor, lock+fields", LockedFloorTimers),
 ]
+#: the floor the wheels are measured against, and the goals
+LOCK_FLOOR = "floor, lock+fields"
+WHEELS = ("hashed", "hierarchical")
+TIME_GOAL = 0.9  #: floor seconds / wheel seconds, at 50% and 90% cancelled
+MEMORY_GOAL = 1.1  #: wheel bytes / floor bytes per timer
 
 
 # ------------------------------------------------------------------------------ the runs
@@ -405,6 +416,9 @@ def main(argv: list[str] | None = None) -> int:
         memory[name] = peak_bytes(run_structure, make, delays, cancels) / n
         ratio = memory[name] / memory["heap-objects"]
         print(f"  {name:<20} {memory[name]:6.0f} bytes   x{ratio:5.2f} of baseline")
+    floor_bytes = memory[LOCK_FLOOR]
+    print(f"  wheels / {LOCK_FLOOR} ({floor_bytes:.0f} bytes; goal <= {MEMORY_GOAL}): "
+          + "   ".join(f"{name} {memory[name] / floor_bytes:.2f}" for name in WHEELS))
     for fraction in FRACTIONS:
         delays, cancels = workload(n, fraction)
         expected = n - len(cancels)
@@ -412,10 +426,12 @@ def main(argv: list[str] | None = None) -> int:
         baseline = None
         baseline_off = None
         breakdown: dict[str, list[Phase]] = {}
+        times: dict[str, float] = {}
         for name, make in structures:
             breakdown[name] = []
             seconds, fired = timed(run_structure, make, delays, cancels,
                                    phases=breakdown[name])
+            times[name] = seconds
             assert fired == expected, (name, fired, expected)
             baseline = baseline or seconds
             line = (f"  {name:<14} {seconds:8.2f} s   x{baseline / seconds:5.2f} vs baseline   "
@@ -428,9 +444,19 @@ def main(argv: list[str] | None = None) -> int:
             print(line)
         print("  floors (schedule + cancel, nothing fires): the most any such structure could "
               "show here")
+        floor_seconds = {}
         for name, make in FLOORS:
             seconds, _ = timed(run_structure, make, delays, cancels)
+            floor_seconds[name] = seconds
             print(f"    {name:<20} {seconds:6.2f} s   at most x{baseline / seconds:5.2f}")
+        floor = floor_seconds[LOCK_FLOOR]
+        goal = f"goal >= {TIME_GOAL}" + (", and ahead of heap-objects" if fraction >= 0.9 else "")
+        print(f"  side by side with {LOCK_FLOOR} ({floor:.2f} s = 1.00), floor s / wheel s "
+              f"({goal if fraction >= 0.5 else 'no goal'}):")
+        print("    " + "   ".join(
+            f"{name} {floor / times[name]:.2f}" + (
+                f" (x{baseline / times[name]:.2f} vs heap)" if fraction >= 0.9 else "")
+            for name in WHEELS))
         print("  where the time went (CPU s, of which in the cyclic collector; full passes):")
         for name, phases in breakdown.items():
             print(f"    {name:<14} " + "   ".join(

@@ -15,12 +15,13 @@ Callback = Callable[[], Any]
 class Handle:
     """One timer. No public constructor: ``wheel.schedule`` makes them.
 
-    Its state is in its two references: *pending* while it holds both its wheel's token and
-    its callback; firing drops the token (``_owner = None``), cancelling drops the callback
-    (``_callback = None``: freed at cancel). Both are final and never both (cancel requires
-    the token, firing requires the callback). The token is a plain ``object()`` the wheel
-    keeps (``_WheelBase._token``), not the wheel: a handle never refers to its wheel, so no
-    handle closes a cycle through the wheel's buckets."""
+    Its state is in its two references: *pending* while it holds both one of its wheel's
+    tokens and its callback; firing drops the token (``_owner = None``), cancelling drops the
+    callback (``_callback = None``: freed at cancel). Both are final and never both (cancel
+    requires the token, firing requires the callback). The tokens are plain objects
+    the wheel keeps (``_WheelBase._queue_token`` while the timer waits in the admission
+    queue, ``_WheelBase._token`` once it is filed in a bucket), not the wheel: a handle never
+    refers to its wheel, so no handle closes a cycle through the wheel's buckets."""
 
     __slots__ = ("_callback", "_deadline", "_due", "_owner", "_rounds", "_seq")
 

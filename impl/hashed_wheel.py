@@ -87,7 +87,9 @@ class HashedTimingWheel(_WheelBase):
         size = self._wheel_size
         lists, occ, later = self._buckets.lists, self._buckets.occ, self._later
         far = self._cursor + size  # a timer due at or after it has rounds left
+        token = self._token
         for node in nodes:
+            node._owner = token  # filed (queued, it was the queue token's)
             due = node._due  # its rounds were set by schedule, at this cursor
             index = due % size
             bucket = lists[index]  # _BucketArray.append, written out (as in the cascade)
@@ -184,7 +186,7 @@ class HashedTimingWheel(_WheelBase):
         self._pending -= len(out) - fired
 
     def _check_queued(self, node: Handle) -> None:
-        self._check_node(node)
+        self._check_node(node, queued=True)
         self._check_rounds(node)
 
     def _check_rounds(self, node: Handle) -> None:

@@ -164,9 +164,11 @@ class HierarchicalTimingWheel(_WheelBase):
         lists0, occ0 = levels[0].lists, levels[0].occ
         known = len(levels)
         lists1, occ1, end1, lists2, occ2, end2 = self._inline_levels()
+        token = self._token
         for node in nodes:
             if node._callback is None:  # a cancelled shell, dropped here
                 continue
+            node._owner = token  # filed (a queued timer is the queue token's)
             due = node._due
             delta = due - cursor
             if delta < base:
@@ -238,7 +240,7 @@ class HierarchicalTimingWheel(_WheelBase):
         self._pending -= len(due)
 
     def _check_queued(self, node: Handle) -> None:
-        self._check_node(node)
+        self._check_node(node, queued=True)
         assert node.rounds == 0, f"{node!r} has rounds in a hierarchical wheel"
 
     def _arrays(self) -> list[_BucketArray]:
