@@ -91,6 +91,7 @@ through the overridable ones; a wheel whose class replaces ``_due_tick_for``, ``
 from __future__ import annotations
 
 import logging
+import math
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -161,6 +162,8 @@ class _WheelBase:
         #: ``_token``, so ``cancel`` tells a queued timer from a filed one by its owner
         self._queue_token = object()
         self._cursor = start // self._tick  #: next tick to process (rule 1)
+        #: a timer due before this tick has no rotations to wait (``_far_for(cursor)``)
+        self._far = self._far_for(self._cursor)
         self._now = start  #: the last now seen (rule 1)
         self._next_seq = 0
         self._pending = 0  #: pending timers == pending() (rule 6's recount in check_invariants)
@@ -178,7 +181,13 @@ class _WheelBase:
         #: files with the default placement) applies unless a subclass replaces one of the
         #: steps it stands for
         replaced = self._detect_overrides()
-        self._inline = not (replaced or self._overrides(_WheelBase, "_due_tick_for", "_new_timer"))
+        self._inline = not (replaced or self._overrides(_WheelBase, "_due_tick_for", "_new_timer")
+                            or max_pending is not None)  # rule 5's check: the long way
+
+    def _far_for(self, cursor: int) -> float:
+        """The first due tick a rotation or more from ``cursor``: ``cursor + W`` in a wheel
+        that keeps rounds, never in one that does not (updated whenever the cursor moves)."""
+        return cursor + self._wheel_size if self._keeps_rounds else math.inf
 
     def _overrides(self, base: type, *names: str) -> bool:
         """Whether this wheel's class replaces one of ``base``'s steps ``names``."""
@@ -270,11 +279,9 @@ class _WheelBase:
         if not callable(callback):
             self._require_callable(callback)
         with self._lock:
-            if not self._inline:
+            if not self._inline:  # a replaced step, or max_pending to check (rule 5)
                 return self._new_timer(deadline, callback)
             # _new_timer with the default steps written out: the hot path, in one frame
-            if self._max_pending is not None and self._pending >= self._max_pending:
-                raise WheelFullError(self._pending, self._max_pending)  # rule 5
             cursor = self._cursor
             tick = self._tick
             due = deadline if tick == 1 else -(-deadline // tick)  # tick 1: no new int
@@ -287,7 +294,7 @@ class _WheelBase:
             node._callback = callback
             node._due = due
             # the hashed wheel's rotations left (rule 2's note); the cursor stays until admitted
-            node._rounds = (due - cursor) // self._wheel_size if self._keeps_rounds else 0
+            node._rounds = 0 if due < self._far else (due - cursor) // self._wheel_size
             self._next_seq = seq + 1
             self._pending += 1
             self._incoming.append(node)  # into a bucket at the next advance (_admit_incoming)
@@ -361,7 +368,8 @@ class _WheelBase:
                 last = self._window_end(last)
             if last >= self._cursor:
                 self._admit_incoming()
-                self._cursor = self._process(self._cursor, last, fired)
+                self._cursor = cursor = self._process(self._cursor, last, fired)
+                self._far = self._far_for(cursor)
         if self._executor is not None and fired:
             self._dispatch(fired)  # outside the lock (rule 3)
         return fired
@@ -473,6 +481,7 @@ class _WheelBase:
                 lock_factory=self._lock_factory,
             )
             twin._cursor, twin._now, twin._next_seq = self._cursor, self._now, self._next_seq
+            twin._far = twin._far_for(twin._cursor)
             twin._errors = self.callback_errors()
             for node in sorted(self._linked(), key=lambda n: n._seq):
                 clone = twin._handle_class._create(twin._token, node._seq, node._deadline,
@@ -490,6 +499,11 @@ class _WheelBase:
         with self._lock:
             assert self._cursor <= self._now // self._tick + 1, (
                 f"cursor {self._cursor} is past now//tick + 1"
+            )
+            assert self._far == self._far_for(self._cursor), (
+                f"the first tick a rotation away is {self._far}, expected "
+                f"{self._far_for(self._cursor)} at cursor {self._cursor}: schedule would set "
+                "wrong rounds"
             )
             linked = self._check_structure()
             queued = [node for node in self._incoming if node._callback is not None]
