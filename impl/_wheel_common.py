@@ -61,7 +61,9 @@ bucket out of the array *before* deciding anything about its handles, then re-ch
 handle's state (``_still_live``, inlined on the default path) as it walks them. A walk that ran
 outside the wheel lock would therefore still be safe: a cancel landing between the take and
 the walk only sets the state, and the re-check skips that handle -- so exactly one of "cancel
-returned True" and "fired" happens. The bundled wheels hold the one wheel lock for both (each
+returned True" and "fired" happens. (A bucket fired whole skips the re-check: its shell count,
+read with the take in one critical section, said it holds none; a walk moved outside the lock
+must keep the re-check, as the default ``_still_live`` path does.) The bundled wheels hold the one wheel lock for both (each
 state change is then a single atomic step); the race zoo's ``CancelNoRecheckWheel`` walks
 outside the lock without the re-check and is caught.
 

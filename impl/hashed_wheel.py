@@ -3,7 +3,7 @@
 Data structure. ``wheel_size`` buckets, each a plain list of handles (see ``_wheel_common``:
 no handle references a container or another handle, so a fired or cancelled timer is freed by
 reference counting alone; a cancel drops the callback at once and leaves the handle in its
-bucket as a *cancelled shell* until the bucket is next taken or the wheel compacts). A timer
+bucket as a *cancelled shell* until the bucket is next taken or is over half shells). A timer
 with due tick ``d`` (rule 2) sits in bucket ``d % W`` with ``rounds == (d - cursor) // W``:
 the seed's ``remainingRounds``, stored explicitly and decremented each time the cursor visits
 its bucket.
@@ -23,7 +23,9 @@ it.
 
 Costs against "Costs": ``schedule``/``cancel`` O(1) (an append to the queue the next
 ``advance`` files, ``_admit``: O(1) per timer there; a state change through the handle, plus
-the amortized O(1) compaction; the occupancy byte flips when a bucket gets its first timer).
+the amortized O(1) rebuild of a bucket over half shells; the occupancy byte flips when a
+bucket gets its first timer). A bucket with no shell and no timer with rounds left (``_later``)
+fires whole: no handle is read to decide.
 A processed tick O(1 + its bucket, cancelled shells included). An ``advance`` over T ticks
 jumps from one non-empty bucket to the next with the occupancy map (``bytearray.find``, a C
 memchr), so it costs O(non-empty buckets visited + timers fired) plus

@@ -27,7 +27,8 @@ of each due tick in every bucket).
 
 Costs. ``schedule``/``cancel`` O(1) (an append to the queue the next ``advance`` files,
 ``_admit``, where the level choice is O(levels) = O(log_B delay); cancel is a state change,
-plus the amortized O(1) compaction). A tick costs O(1 + its bucket + the nodes
+plus the amortized O(1) rebuild of a bucket over half shells; the handle's level, the
+``_rounds`` slot of a ``LevelHandle``, says which bucket). A tick costs O(1 + its bucket + the nodes
 cascaded at it, cancelled shells included), and a cascade from level ``l`` also puts back the
 occupied buckets of the levels below it (at most ``B`` each, once per ``B**l`` ticks: O(1)
 amortized per tick); each timer is cascaded at most once per level, so a timer costs
