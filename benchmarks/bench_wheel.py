@@ -420,8 +420,8 @@ def side_by_side(n: int, repeat: int) -> None:
             mark = "met" if share >= TIME_GOAL and (
                 fraction < 0.9 or best[name] < best["heap-objects"]) else "not met"
             versus_heap = best["heap-objects"] / best[name]
-            cells.append(f"{name} {share:.2f} ({best[name]:.2f} s, x{versus_heap:.2f} vs heap: "
-                         f"{mark})")
+            cells.append(f"{name} {share:.2f} [{mark}] ({best[name]:.2f} s; "
+                         f"x{versus_heap:.2f} the heap's speed)")
         print(f"  {int(fraction * 100)}% cancelled: {LOCK_FLOOR} {floor:.2f} s = 1.00   "
               + "   ".join(cells))
 
