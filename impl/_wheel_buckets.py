@@ -146,9 +146,10 @@ class _BucketArray:
         """A handle in bucket ``index`` was just cancelled: count its shell, and drop the
         bucket's shells once they are over half its entries (O(bucket), each entry dropped
         once: O(1) amortized per cancel)."""
-        marked = self.marked[index] + 1
         bucket = self.lists[index]
-        assert bucket is not None, f"a shell counted in bucket {index}, which is empty"
+        if bucket is None:  # not there (only a subclass that loses timers gets here)
+            return
+        marked = self.marked[index] + 1
         if marked * 2 <= len(bucket):
             self.marked[index] = marked
             return
@@ -219,8 +220,8 @@ class _BucketArray:
     def distance_to_next(self, i: int) -> int:
         """Circular distance from ``i`` to the next bucket holding a pending timer (0 if ``i``
         does), or -1. ``bytearray.find`` is a C ``memchr``: O(distance) at tens of buckets per
-        ns. A bucket left holding only cancelled shells (its shell count says so, no handle is
-        read) is dropped here when met."""
+        ns. A bucket left holding only cancelled shells is dropped here when met (the shell
+        count says when a bucket may be one; its handles are read only then)."""
         occ, lists, marked = self.occ, self.lists, self.marked
         while True:
             f = occ.find(1, i)
@@ -231,8 +232,10 @@ class _BucketArray:
                 if f < 0:
                     return -1
                 distance = f + self.size - i
-            if marked[f] < len(lists[f] or ()):
-                return distance
+            bucket = lists[f] or ()
+            if marked[f] < len(bucket) or any(
+                    map(is_not, map(_callback_of, bucket), repeat(None))):
+                return distance  # (the scan only when the count says all are shells)
             lists[f] = None  # only cancelled shells: the bucket is empty
             occ[f] = 0
             marked[f] = 0
