@@ -63,9 +63,9 @@ outside the wheel lock would therefore still be safe: a cancel landing between t
 the walk only sets the state, and the re-check skips that handle -- so exactly one of "cancel
 returned True" and "fired" happens. (A bucket fired whole skips the re-check: its shell count,
 read with the take in one critical section, said it holds none; a walk moved outside the lock
-must keep the re-check, as the default ``_still_live`` path does.) The bundled wheels hold the one wheel lock for both (each
-state change is then a single atomic step); the race zoo's ``CancelNoRecheckWheel`` walks
-outside the lock without the re-check and is caught.
+must keep the re-check, as the default ``_still_live`` path does.) The bundled wheels hold the
+one wheel lock for both (each state change is then a single atomic step); the race zoo's
+``CancelNoRecheckWheel`` walks outside the lock without the re-check and is caught.
 
 ``_WheelBase`` holds everything outside the bucket structure. Its lock (``lock_factory()``,
 one per wheel) guards every field but ``_errors``; each public call takes it once. Fired
