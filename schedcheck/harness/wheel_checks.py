@@ -33,13 +33,15 @@ from schedcheck.harness.common import Observed, SuiteMachine, call_code, observe
 from schedcheck.harness.result import Step
 from schedcheck.harness.wheel_fixtures import Callback, CallLog, RecordingExecutor, Support
 from schedcheck.harness.wheel_ledger import CANCELLED, FIRED, Ledger, TimerRecord
+from schedcheck.harness.wheel_memory import entries_held, entry_bound, exempt
 
 __all__ = ["TOLERANCE_NOTES", "Side", "WheelChecks", "factory_code", "strict_bool"]
 
 #: The seed's interviewer points each contract clause also exercises (clauses.py W-T*).
 SEED_POINT = {"W1": "W-T2", "W2": "W-T1", "W3": "W-T4", "W4": "W-T3", "W5": "W-T4"}
 #: Clauses whose checks, in tolerance mode, leave the machine consistent when ignored.
-CONTINUABLE = frozenset({"W-INV-EARLY", "W-INV-ONCE", "W-INV-LATE", "W-INV-PENDING", "W4"})
+CONTINUABLE = frozenset({"W-INV-EARLY", "W-INV-ONCE", "W-INV-LATE", "W-INV-PENDING", "W4",
+                         "W-MEM"})
 #: Tolerance-mode notes kept per run (the rest are counted in one summary note).
 MAX_NOTES = 12
 
@@ -106,6 +108,7 @@ class WheelChecks(SuiteMachine):
         self.home = threading.get_ident()
         self._foreign: tuple[Any, Any, Any] | None = None
         self._preamble_extra: list[str] = []
+        self.most_excess = 0  # most entries held beyond 2 x pending (a hypothesis.target score)
 
     def new_callback(self, raises: bool) -> tuple[str, Callback, Callback]:
         name = f"cb_{len(self.callbacks)}"
@@ -367,3 +370,26 @@ class WheelChecks(SuiteMachine):
                 got = observe(getattr, handle, attr)
                 self._compare_query(clause, f"{rec.name}.{attr}", f"read {rec.name}.{attr}",
                                     expected, got, f"{rec.name} is {rec.t_state}")
+
+    def _check_memory(self) -> None:
+        """W-MEM: the wheel references at most ``entry_bound(pending)`` of the handles it
+        returned (``wheel_memory``), pending counted by the ledger's view of the target."""
+        if not self.t_handles or exempt(self.target):
+            return
+        held = entries_held(self.target, self.t_handles.values(),
+                            skip=(self.t_side.executor, self.executor, self.t_side.log))
+        if held is None:
+            return  # the walk gave up: not measured
+        pending = len(self.ledger.t_live())
+        self.most_excess = max(self.most_excess, held - 2 * pending)
+        self._ex("W-MEM")
+        if held > entry_bound(pending):
+            step = self._query_step("pending_now = target.pending()",
+                                    "count the timer entries the wheel still holds",
+                                    f"at most {entry_bound(pending)} entries",
+                                    f"{held} entries")
+            self.diverge("W-MEM", f"the wheel still references {held} of the timers it "
+                         f"returned with {pending} pending; it may hold at most "
+                         f"{entry_bound(pending)} (2 x pending + 2, cancelled shells included): "
+                         "cancelled or fired timers are kept instead of dropped or compacted "
+                         "(specs/wheel.md, Costs)", step=step)

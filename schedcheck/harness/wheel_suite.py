@@ -66,6 +66,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import initialize, invariant, precondition, rule
 
 from schedcheck import contract
+from schedcheck.harness.clauses import W_MEM
 from schedcheck.harness.common import (
     Observed,
     Progress,
@@ -95,6 +96,7 @@ from schedcheck.harness.wheel_draws import (
 )
 from schedcheck.harness.wheel_fixtures import probe
 from schedcheck.harness.wheel_ledger import Ledger
+from schedcheck.harness.wheel_memory import EXEMPT, exempt
 
 __all__ = [
     "ScalingResult",
@@ -256,16 +258,23 @@ class WheelMachine(AdvanceRules, WheelCancels):
     # ---------------------------------------------------------------- cancel
     @precondition(lambda self: self.support.caps.cancel != "missing")
     @rule(i=st.integers(0, 200),
-          which=st.sampled_from(("handle",) * 3 + ("pending",) * 3 + ("foreign", "object")))
+          which=st.sampled_from(("handle",) * 3 + ("pending",) * 3
+                                + ("every", "foreign", "object")))
     def cancel(self, i: int, which: str) -> None:
         """cancel() of a timer (any: before, at or after its due tick, again; or one still
         pending, so that a program cancels often enough to reach a wheel's cleanup of
-        cancelled timers), of another wheel's handle or of a non-handle (``wheel_cancel``)."""
+        cancelled timers; or every pending one, as a client dropping all its timeouts: the
+        shells then outnumber the pending timers), of another wheel's handle or of a
+        non-handle (``wheel_cancel``)."""
         caps = self.support.caps
         if which == "foreign" and caps.handles != "checked":
             which = "handle"  # a handle that cancels itself: another wheel's is not ours
         if which == "object" and not caps.validates_args:
             which = "handle"
+        if which == "every":
+            for rec in self.ledger.live():
+                self.cancel_timer(rec)
+            return
         if which == "pending":
             pending = self.ledger.live()
             if pending:
@@ -359,6 +368,7 @@ class WheelMachine(AdvanceRules, WheelCancels):
                                 "callback_errors() counts callbacks that raised and rejected "
                                 "submissions (rule 3)")
         self._check_handles()
+        self._check_memory()
         check = getattr(self.model, "check_invariants", None)
         if check is not None:
             try:
@@ -390,6 +400,8 @@ def make_wheel_machine(
     if result is None:
         result = RunResult.fresh("wheel", getattr(factory, "__qualname__", repr(factory)))
     record_unsupported(result, support)
+    if exempt(factory):
+        result.unsupported_clause(W_MEM, f"a bound on the timers it keeps ({EXEMPT})")
     drawn = configs(support)
     # a timer that fires at the deadline itself has no due ticks to compare: invariants only
     tolerance = tolerance or not support.caps.due_ticks
