@@ -103,7 +103,7 @@ class Support:
 
 
 #: Public batch forms of the contract's calls a scheduler may offer; each one the target has is
-#: checked against the same calls one by one (``sched_batch``).
+#: checked against the same calls one by one (``sched_deep_rules``).
 BATCH_METHODS = ("ready_pairs", "complete_many")
 
 

@@ -24,6 +24,7 @@ from schedcheck.harness.clauses import (
     S6,
     S7,
     S8,
+    S9,
     S_CLAIM_ONCE,
     S_COST,
     S_INV,
@@ -387,7 +388,8 @@ class PendingOnDeadDependencyScheduler(_Mutant):
         return None  # MUTANT: no BLOCKED at submit; the dead dependency stays outstanding
 
 
-@mutant(name="sched-complete-many-broken", system="scheduler", clause=S4, source=EXTRA,
+@mutant(name="sched-complete-many-broken", system="scheduler", clause=S4, also=(S9,),
+        source=EXTRA,
         mistake="the batch path complete_many() raises NameError (a name left over from a "
                 "refactoring) instead of applying each completion as complete() would")
 class BrokenCompleteManyScheduler(_Mutant):

@@ -1,10 +1,19 @@
-"""The scheduler suite's batch paths: public methods that are the contract's calls in bulk.
+"""Scheduler rules that go straight to states random programs seldom reach.
 
-A scheduler may offer, beside the contract's one-at-a-time calls, batch forms of them (the
-bundled one does, for drivers that claim and complete thousands of tasks at once). A public
-method nobody calls is a method nobody checks, so each batch form the target has is a rule of
-its own, compared with the model doing the same calls one by one (specs/scheduler.md,
-"Batch paths"):
+**A dependency killed under a RUNNING dependent.** A task claimed while its dependency had
+SUCCEEDED keeps running when that dependency is resubmitted; if the new generation is then
+cancelled, the blocking stops at the RUNNING task (specs/scheduler.md section 3: only
+PENDING/READY tasks reachable through dependents become BLOCKED), so the RUNNING task is never
+BLOCKED and what depends on it stays PENDING -- it may still succeed. A random program needs
+nine calls in the right order to get there; :meth:`DeepRules.kill_under_running` makes the last
+two of them (after giving the task a dependent) on whatever RUNNING task has a SUCCEEDED
+dependency.
+
+**Batch paths.** A scheduler may offer, beside the contract's one-at-a-time calls, batch
+forms of them (the bundled one does, for drivers that claim and complete thousands of tasks at
+once). A public method nobody calls is a method nobody checks, so each batch form the target
+has is a rule of its own, compared with the model doing the same calls one by one
+(specs/scheduler.md, "Batch paths"):
 
 * ``ready_pairs(limit)`` -- exactly ``ready(limit)``, each claim as a plain
   ``(task_id, generation)`` pair (rule 3, clause S3);
@@ -19,7 +28,7 @@ is not asked.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hypothesis import strategies as st
 from hypothesis.stateful import precondition, rule
@@ -30,9 +39,9 @@ from schedcheck.harness.outcomes import Observed, call_code
 from schedcheck.harness.program import atomic
 from schedcheck.harness.result import Step
 from schedcheck.harness.sched_checks import SchedulerChecks
-from schedcheck.harness.sched_fixtures import WORKERS
+from schedcheck.harness.sched_fixtures import IDS, WORKERS
 
-__all__ = ["BatchRules"]
+__all__ = ["DeepRules"]
 
 
 def _pairs(claims: Any) -> list[tuple[Any, int]]:
@@ -44,8 +53,43 @@ def _replies(replies: Any) -> list[Any]:
     return [adapt.norm_reply(r) for r in replies]
 
 
-class BatchRules(SchedulerChecks):
-    """The batch forms' rules (mixed into ``scheduler_suite.SchedulerMachine``)."""
+class DeepRules(SchedulerChecks):
+    """The rules above (mixed into ``scheduler_suite.SchedulerMachine``)."""
+
+    if TYPE_CHECKING:  # made by scheduler_suite.SchedulerMachine
+        def _submit(self, tid: Any, deps: Any, fn: Any, *, optional: Any = None,
+                    words: str = "", thread: str | None = None) -> Observed: ...
+
+        def _callback(self, op: str, tid: Any, gen: Any, *, words: str,
+                      thread: str | None = None, error: Any = None,
+                      late: bool = False) -> Observed: ...
+
+    def _running_on_succeeded(self) -> list[tuple[Any, Any]]:
+        """(RUNNING task, one of its SUCCEEDED dependencies), in a stable order."""
+        out = []
+        for tid in self.m.task_ids():
+            if isinstance(tid, str) and self.m.info(tid).state is contract.TaskState.RUNNING:
+                out += [(tid, d) for d in self.m.deps_of(tid)
+                        if self.m.info(d).state is contract.TaskState.SUCCEEDED]
+        return sorted(out)
+
+    @precondition(lambda self: self._started() and bool(self._running_on_succeeded()))
+    @rule(i=st.integers(0, 20), child=st.sampled_from(IDS))
+    def kill_under_running(self, i: int, child: str) -> None:
+        """Give a RUNNING task a dependent (``child``, unless that is one of the two or
+        running), resubmit a SUCCEEDED dependency of the task and cancel the new generation:
+        the RUNNING task and what depends on it must not be BLOCKED."""
+        pairs = self._running_on_succeeded()
+        tid, dep = pairs[i % len(pairs)]
+        if child not in (tid, dep) and (child not in self.m.task_ids() or self.m.info(
+                child).state is not contract.TaskState.RUNNING):
+            self._submit(child, (tid,), None,
+                         words=f"submit {child!r} depending on the running {tid!r}")
+        if not self._submit(dep, tuple(self.m.deps_of(dep)), None,
+                            words=f"resubmit {dep!r}, a dependency of the running {tid!r}").ok:
+            return
+        self._callback("cancel", dep, None,
+                       words=f"cancel {dep!r} while its dependent {tid!r} runs")
 
     @precondition(lambda self: "ready_pairs" in self.support.batch and self._started())
     @rule(worker=st.sampled_from(WORKERS), limit=st.one_of(st.none(), st.integers(1, 3)))
