@@ -177,12 +177,13 @@ class SchedulerCoreMachine(SuiteMachine):
             what = "finds a cycle" if self.cyclic else "finds no cycle"
             self.diverge("S-ORACLE-CYCLE", f"start() {got.describe()}, but networkx {what} "
                          f"in {self.deps!r}", step=step)
-        cycle = getattr(got.exc, "cycle", None) if said_cycle else None
+        cycle: Any = getattr(got.exc, "cycle", None) if said_cycle else None
         problem = None if cycle is None else cycle_problem(cycle, self.deps)
         if problem is not None:  # the path it names: [a, ..., a], each a dependency of the next
             step.expected = "raises CycleError with a real cycle"
+            shown = list(cycle) if isinstance(cycle, (list, tuple)) else [cycle]
             self.diverge("S-ORACLE-CYCLE", f"start() {got.describe()}: {problem}", step=step,
-                         snapshot={"cycle": [repr(x) for x in cycle]})
+                         snapshot={"cycle": [repr(x) for x in shown]})
 
     def _live(self) -> bool:
         return self.started and not self.cyclic

@@ -98,7 +98,7 @@ class DeepRules(SchedulerChecks):
 
     @atomic
     def _ready_pairs(self, worker: str, limit: int | None) -> None:
-        kwargs = {} if limit is None else {"limit": limit}
+        kwargs: dict[str, Any] = {} if limit is None else {"limit": limit}
         name = self.trace.fresh_name("pairs")
         words = (f"worker {worker[1:]} claims, as plain pairs, "
                  + ("every READY task it may" if limit is None else f"up to {limit} tasks"))
