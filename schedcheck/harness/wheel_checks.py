@@ -362,6 +362,7 @@ class WheelChecks(SuiteMachine):
                 mh = self.m_handles[rec.name]
                 if (mh.fired, mh.cancelled) != (rec.state == FIRED, rec.state == CANCELLED):
                     self._internal(f"model handle {rec.name} {mh!r} vs ledger {rec.state}")
+            self._check_flags(rec.name, handle)
             for attr, expected, clause in (
                 ("fired", rec.t_state == FIRED, "W4"),
                 ("cancelled", rec.t_state == CANCELLED, "W4"),
@@ -393,3 +394,18 @@ class WheelChecks(SuiteMachine):
                          f"{entry_bound(pending)} (2 x pending + 2, cancelled shells included): "
                          "cancelled or fired timers are kept instead of dropped or compacted "
                          "(specs/wheel.md, Costs)", step=step)
+
+    def _check_flags(self, name: str, handle: Any) -> None:
+        """W-INV-ONCE on the handle itself: it never reads ``fired`` and ``cancelled`` both
+        true -- a timer fired or was cancelled, never both (a core invariant, whatever the
+        design: checked wherever the handle has the two flags)."""
+        fired, cancelled = (observe(getattr, handle, attr) for attr in ("fired", "cancelled"))
+        if not (fired.ok and cancelled.ok):
+            return
+        self._ex("W-INV-ONCE")
+        if fired.value is True and cancelled.value is True:
+            step = self._query_step(f"flags_now = ({name}.fired, {name}.cancelled)",
+                                    f"read {name}'s flags", "not both True", "(True, True)")
+            step.check = "_raised is None and flags_now != (True, True)"
+            self.diverge("W-INV-ONCE", f"{name} reads fired=True and cancelled=True at once: "
+                         "a timer either fired or was cancelled, never both (rule 4)", step=step)

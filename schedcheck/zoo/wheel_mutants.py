@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 
 from schedcheck.contract import require_int
-from schedcheck.harness.clauses import W1, W2, W3, W4, W_COST, W_INV_EARLY, W_MEM
+from schedcheck.harness.clauses import W1, W2, W3, W4, W_COST, W_INV_EARLY, W_INV_ONCE, W_MEM
 from schedcheck.impl._wheel_buckets import _BucketArray
 from schedcheck.impl._wheel_common import Callback, Handle, ceil_div
 from schedcheck.impl.hashed_wheel import HashedTimingWheel
@@ -212,7 +212,8 @@ class BudgetCountsNonEmptyWheel(HashedTimingWheel):
         return last + 1
 
 
-@mutant(name="wheel-fired-marked-cancelled", system="wheel", clause=W4, source=_EXTRA,
+@mutant(name="wheel-fired-marked-cancelled", system="wheel", clause=W_INV_ONCE, also=(W4,),
+        source=_EXTRA,
         mistake="cancel() of a handle that already fired returns False but marks it "
                 "cancelled: the handle then reads fired=True and cancelled=True at once")
 class FiredMarkedCancelledWheel(HashedTimingWheel):
