@@ -109,6 +109,7 @@ class WheelChecks(SuiteMachine):
         self._foreign: tuple[Any, Any, Any] | None = None
         self._preamble_extra: list[str] = []
         self.most_excess = 0  # most entries held beyond 2 x pending (a hypothesis.target score)
+        self._reading = False  # a read-only query is being judged (see _query_diverges)
 
     def new_callback(self, raises: bool) -> tuple[str, Callback, Callback]:
         name = f"cb_{len(self.callbacks)}"
@@ -151,8 +152,18 @@ class WheelChecks(SuiteMachine):
         name = code.split(".")[-1].split("(")[0]
         step = self._query_step(f"{name}_now = {code}", words, expected, got)
         step.check = f"_raised is None and {name}_now == {expected!r}"
-        self.diverge(clause, f"{story}: `{code}` is {got.describe()}, expected {expected!r}",
-                     step=step)
+        self._query_diverges(clause, f"{story}: `{code}` is {got.describe()}, expected "
+                             f"{expected!r}", step)
+
+    def _query_diverges(self, clause: str, message: str, step: Step) -> None:
+        """A read-only query (a count, a handle's attribute, the entries held) answered wrong:
+        neither side's state changed, so past a set-aside clause the run goes on
+        (:meth:`can_continue`)."""
+        self._reading = True
+        try:
+            self.diverge(clause, message, step=step)
+        finally:
+            self._reading = False
 
     def _check_counts(self, clause_pending: str, clause_lag: str) -> None:
         """pending() and lag_ticks() against the model (exact) or the target's own ledger."""
@@ -228,8 +239,9 @@ class WheelChecks(SuiteMachine):
 
     def can_continue(self, clause: str) -> bool:
         """In tolerance mode the ledger follows the target's own answers, so an invariant set
-        aside (keep-going grading, or the core level) leaves every other check sound."""
-        return self.tolerance and clause in CONTINUABLE
+        aside (keep-going grading, or the core level) leaves every other check sound; and a
+        wrong answer to a read-only query changes neither side, in either mode."""
+        return self._reading or (self.tolerance and clause in CONTINUABLE)
 
     def _fail(self, clause: str, message: str, step: Step | None = None) -> NoReturn:
         self.diverge(clause, message, step=step)
@@ -389,11 +401,11 @@ class WheelChecks(SuiteMachine):
                                     "count the timer entries the wheel still holds",
                                     f"at most {entry_bound(pending)} entries",
                                     f"{held} entries")
-            self.diverge("W-MEM", f"the wheel still references {held} of the timers it "
-                         f"returned with {pending} pending; it may hold at most "
-                         f"{entry_bound(pending)} (2 x pending + 2, cancelled shells included): "
-                         "cancelled or fired timers are kept instead of dropped or compacted "
-                         "(specs/wheel.md, Costs)", step=step)
+            self._query_diverges(
+                "W-MEM", f"the wheel still references {held} of the timers it returned with "
+                f"{pending} pending; it may hold at most {entry_bound(pending)} (2 x pending "
+                "+ 2, cancelled shells included): cancelled or fired timers are kept instead "
+                "of dropped or compacted (specs/wheel.md, Costs)", step)
 
     def _check_flags(self, name: str, handle: Any) -> None:
         """W-INV-ONCE on the handle itself: it never reads ``fired`` and ``cancelled`` both
@@ -407,5 +419,6 @@ class WheelChecks(SuiteMachine):
             step = self._query_step(f"flags_now = ({name}.fired, {name}.cancelled)",
                                     f"read {name}'s flags", "not both True", "(True, True)")
             step.check = "_raised is None and flags_now != (True, True)"
-            self.diverge("W-INV-ONCE", f"{name} reads fired=True and cancelled=True at once: "
-                         "a timer either fired or was cancelled, never both (rule 4)", step=step)
+            self._query_diverges("W-INV-ONCE", f"{name} reads fired=True and cancelled=True "
+                                 "at once: a timer either fired or was cancelled, never both "
+                                 "(rule 4)", step)

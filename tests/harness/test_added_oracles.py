@@ -14,14 +14,16 @@ from schedcheck.impl import HashedTimingWheel, HierarchicalTimingWheel, Schedule
 from schedcheck.model import TimingWheel
 
 from schedcheck import systems
-from schedcheck.harness.clauses import S4, S6, S_INV
+from schedcheck.harness.clauses import S4, S6, S_INV, W2, W4, W_INV_ONCE
 from schedcheck.harness.result import BROKEN, HELD
 from schedcheck.harness.sched_checks import SchedulerChecks
 from schedcheck.harness.sched_core import make_core_machine
 from schedcheck.harness.sched_fixtures import probe_support
 from schedcheck.harness.scheduler_suite import run_scheduler_suite
+from schedcheck.harness.wheel_checks import WheelChecks
 from schedcheck.harness.wheel_cost import _stalls
 from schedcheck.harness.wheel_memory import entries_held, entry_bound, exempt
+from schedcheck.harness.wheel_suite import run_wheel_suite
 from schedcheck.levels import grade
 from schedcheck.zoo import scheduler_mutants as sm
 from schedcheck.zoo import wheel_mutants as wm
@@ -146,3 +148,21 @@ def test_keep_going_finds_both_mistakes_of_a_two_bug_scheduler() -> None:
                    shrink=False)
     broken = {cid for cid, stat in result.stats.items() if stat.verdict == BROKEN}
     assert broken == {S6, S_INV}
+
+
+def test_past_a_wrong_query_answer_the_wheel_run_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A handle that reads fired and cancelled at once is a wrong answer to a read-only query:
+    with its clauses set aside, the contract-level run goes on (neither side changed)."""
+    answers: list[bool] = []
+    decide = WheelChecks.can_continue
+
+    def counted(self: WheelChecks, clause: str) -> bool:
+        answers.append(decide(self, clause))
+        return answers[-1]
+
+    monkeypatch.setattr(WheelChecks, "can_continue", counted)
+    result = run_wheel_suite(wm.FiredMarkedCancelledWheel, examples=40, seed=0, shrink=False,
+                             set_aside=frozenset({W4, W_INV_ONCE}))
+    assert result.counterexample is None
+    assert answers and all(answers)
+    assert result.stats[W2].verdict == HELD
