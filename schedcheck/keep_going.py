@@ -89,8 +89,8 @@ def merge_rounds(rounds: list[RunResult], set_aside: frozenset[str] = frozenset(
         # exercised after the last set-aside: the last round's checks alone
         stat.exercised = last.stats[cid].exercised
         if len(rounds) > 1 and not stat.exercised and any(s.exercised for s in stats):
-            stat.why = ("not reached after the last set-aside: only an earlier round, which "
-                        "stopped at a clause since set aside, exercised it")
+            stat.why = ("not reached after the last set-aside: only an earlier run, which "
+                        "stopped at a clause broken since, reached it")
         stat.supported = all(s.supported for s in stats)
         stat.missing = next((s.missing for s in stats if s.missing), "")
         stat.why = stat.why or next((s.why for s in stats if s.why), "")
