@@ -214,6 +214,23 @@ class WheelMachine(AdvanceRules, WheelCancels):
         self._schedule(deadline, raises, after=False,
                        words=f"schedule a timer at {deadline} ({kind} deadline)")
 
+    @precondition(lambda self: self.support.caps.cancel != "missing")
+    @rule(k=st.integers(3, 5), m=st.integers(1, 3), r=st.integers(0, 10**6))
+    def timeouts(self, k: int, m: int, r: int) -> None:
+        """A request's timeouts: ``k`` timers some rotations away, all cancelled again when the
+        request completes -- how most timers of a real wheel end, and what piles up as
+        cancelled shells in a wheel that never drops them (W-MEM)."""
+        made = []
+        for j in range(k):
+            before = len(self.ledger.timers)
+            deadline = self._deadline("rotations", 0, m, r + j)
+            self._schedule(deadline, False, after=False,
+                           words=f"timeout {j + 1} of {k}: a timer at {deadline}")
+            if len(self.ledger.timers) > before:
+                made.append(self.ledger.timers[-1])
+        for rec in made:
+            self.cancel_timer(rec)
+
     @rule(kind=st.sampled_from(DELAY_KINDS), a=st.integers(-2, 2), r=st.integers(0, 10**6),
           raises=st.sampled_from((False, False, False, True)))
     def schedule_after(self, kind: str, a: int, r: int, raises: bool) -> None:

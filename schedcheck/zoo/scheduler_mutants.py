@@ -91,7 +91,7 @@ class RescanAllScheduler(_Mutant):
             return Reply(Outcome.APPLIED, TaskState.SUCCEEDED)
 
 
-@mutant(name="sched-no-generation-check", system="scheduler", clause=S4, also=(S5,),
+@mutant(name="sched-no-generation-check", system="scheduler", clause=S4, also=(S5, S9),
         source=SEED,
         mistake="complete()/fail() ignore the generation they name: a late callback from an old "
                 "worker is APPLIED to the current generation (SUCCEEDED/FAILED) instead of "
@@ -176,7 +176,7 @@ class DoubleReleaseScheduler(_Mutant):
 
 
 @mutant(name="sched-stale-edges-on-resubmit", system="scheduler", clause=S_ORACLE_CYCLE,
-        source=SEED,
+        also=(S7,), source=SEED,
         mistake="a resubmit leaves the old version's reverse edges: the old dependency still "
                 "releases (or blocks) the new version, which becomes READY before its new "
                 "dependencies; the incremental cycle check follows the stale edges and reports "
