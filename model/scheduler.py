@@ -233,7 +233,7 @@ class Scheduler:
         t = self._get(task_id)
         return g == t.generation and t.requested
 
-    def adopt(self, task_id: Hashable, generation: int, state: TaskState, cause: Cause | None,
+    def _adopt(self, task_id: Hashable, generation: int, state: TaskState, cause: Cause | None,
               requested: bool) -> None:
         """Not a contract call: keep-going grading. After a target diverged on a clause whose
         oracle is set aside, the harness makes the current generation of the known

@@ -153,7 +153,7 @@ class SchedulerChecks(SuiteMachine):
             try:
                 adopted = None if cause is None else contract.Cause(
                     str(cause[0]).lower(), cause[1], int(cause[2]))
-                self.m.adopt(tid, int(gen), contract.TaskState[state], adopted, requested)
+                self.m._adopt(tid, int(gen), contract.TaskState[state], adopted, requested)
             except (TypeError, ValueError, IndexError):
                 return False
         try:

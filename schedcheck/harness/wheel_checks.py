@@ -387,8 +387,8 @@ class WheelChecks(SuiteMachine):
     def _check_memory(self) -> None:
         """W-MEM: the wheel references at most ``entry_bound(pending)`` of the handles it
         returned (``wheel_memory``), pending counted by the ledger's view of the target."""
-        if not self.t_handles or exempt(self.target):
-            return
+        if not self.t_handles or self.tolerance or exempt(self.target):
+            return  # tolerance mode: a design of its own, held to the invariants only
         held = entries_held(self.target, self.t_handles.values(),
                             skip=(self.t_side.executor, self.executor, self.t_side.log))
         if held is None:

@@ -417,11 +417,14 @@ def make_wheel_machine(
     if result is None:
         result = RunResult.fresh("wheel", getattr(factory, "__qualname__", repr(factory)))
     record_unsupported(result, support)
-    if exempt(factory):
-        result.unsupported_clause(W_MEM, f"a bound on the timers it keeps ({EXEMPT})")
     drawn = configs(support)
     # a timer that fires at the deadline itself has no due ticks to compare: invariants only
     tolerance = tolerance or not support.caps.due_ticks
+    if exempt(factory):
+        result.unsupported_clause(W_MEM, f"a bound on the timers it keeps ({EXEMPT})")
+    elif tolerance:
+        result.unsupported_clause(W_MEM, "the contract's memory bound (tolerance mode checks "
+                                         "the invariants only)")
 
     def setup(self: WheelMachine, config: dict[str, Any]) -> None:
         self._build(config["tick"], config["wheel_size"], dict(config["options"]))
