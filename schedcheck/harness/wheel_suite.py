@@ -217,9 +217,10 @@ class WheelMachine(AdvanceRules, WheelCancels):
     @precondition(lambda self: self.support.caps.cancel != "missing")
     @rule(k=st.integers(3, 5), m=st.integers(1, 3), r=st.integers(0, 10**6))
     def timeouts(self, k: int, m: int, r: int) -> None:
-        """A request's timeouts: ``k`` timers some rotations away, all cancelled again when the
-        request completes -- how most timers of a real wheel end, and what piles up as
-        cancelled shells in a wheel that never drops them (W-MEM)."""
+        """A request's timeouts: ``k`` timers some rotations away; a tick later all of them
+        cancelled again when the request completes, and the next tick -- how most timers of a
+        real wheel end, and what piles up as cancelled shells in a wheel that never drops
+        them (W-MEM)."""
         made = []
         for j in range(k):
             before = len(self.ledger.timers)
@@ -228,8 +229,10 @@ class WheelMachine(AdvanceRules, WheelCancels):
                            words=f"timeout {j + 1} of {k}: a timer at {deadline}")
             if len(self.ledger.timers) > before:
                 made.append(self.ledger.timers[-1])
+        self._advance(self.ledger.now + self.ledger.tick, "a tick passes")
         for rec in made:
             self.cancel_timer(rec)
+        self._advance(self.ledger.now + self.ledger.tick, "the next tick")
 
     @rule(kind=st.sampled_from(DELAY_KINDS), a=st.integers(-2, 2), r=st.integers(0, 10**6),
           raises=st.sampled_from((False, False, False, True)))
