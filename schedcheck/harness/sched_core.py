@@ -10,7 +10,9 @@ independent record of what the harness reported to it:
 * S-CLAIM-ONCE -- never over the concurrency limit (nor over ``ready(limit)``); the same run
   (task, generation) is never claimed twice;
 * S-ORACLE-CYCLE -- ``start()`` reports a cycle iff networkx finds one (each example submits
-  a whole graph, sometimes with a back edge, and starts it);
+  a whole graph, sometimes with a back edge, and starts it); a reported ``.cycle`` (when the
+  error carries one) is a simple cycle ``[a, ..., a]`` of the submitted graph, each element a
+  dependency of the next (specs/scheduler.md rule 2), in any rotation;
 * S4 -- completing a claimed task is accepted; duplicate and late callbacks change nothing
   (their replies, refusals included, are not compared); and nothing is lost: once nothing
   runs, ``ready()`` hands out every task whose dependencies all succeeded;
@@ -49,6 +51,7 @@ from schedcheck.harness.common import (
 from schedcheck.harness.program import atomic
 from schedcheck.harness.result import CONTRACT_ONLY, RunResult, Step
 from schedcheck.harness.sched_fixtures import noop
+from schedcheck.harness.sched_oracles import cycle_problem
 from schedcheck.harness.search import explore
 
 __all__ = ["CORE_CLAUSES", "SchedulerCoreMachine", "make_core_machine", "run_core_suite"]
@@ -185,6 +188,13 @@ class SchedulerCoreMachine(SuiteMachine):
             what = "finds a cycle" if self.cyclic else "finds no cycle"
             self.diverge("S-ORACLE-CYCLE", f"start() {got.describe()}, but networkx {what} "
                          f"in {self.deps!r}", step=step)
+        cycle: Any = getattr(got.exc, "cycle", None) if said_cycle else None
+        problem = None if cycle is None else cycle_problem(cycle, self.deps)
+        if problem is not None:  # the path it names: [a, ..., a], each a dependency of the next
+            step.expected = "raises CycleError with a real cycle"
+            shown = list(cycle) if isinstance(cycle, (list, tuple)) else [cycle]
+            self.diverge("S-ORACLE-CYCLE", f"start() {got.describe()}: {problem}", step=step,
+                         snapshot={"cycle": [repr(x) for x in shown]})
 
     def _live(self) -> bool:
         return self.started and not self.cyclic

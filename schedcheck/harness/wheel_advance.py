@@ -35,6 +35,7 @@ class AdvanceRules(WheelChecks):
     @atomic
     def _advance(self, now: Any, words: str) -> None:
         led, tick = self.ledger, self.ledger.tick
+        self.advanced = True  # the memory bound is read after the rule (W-MEM)
         name = self.trace.fresh_name("fired")
         step = self.trace.add(call_code("advance", assign=name, now=now), words)
         lag_before, prev_now, cursor_before = led.lag(), led.now, led.cursor
