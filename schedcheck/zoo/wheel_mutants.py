@@ -14,6 +14,7 @@ threads); the hashed wheel's re-check is ``_still_live(node)``.
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from schedcheck.contract import require_int
 from schedcheck.harness.clauses import W1, W2, W3, W4, W_COST, W_INV_EARLY, W_INV_ONCE, W_MEM
@@ -250,5 +251,5 @@ class StallTickByTickWheel(HashedTimingWheel):
 class ShellsNeverCompactedWheel(HashedTimingWheel):
     """Cancelled shells are only dropped when their bucket is processed."""
 
-    def _compact(self) -> None:
-        return None  # MUTANT: the shells outnumber the pending timers and stay
+    def _mark_shell(self, node: Any) -> None:
+        return None  # MUTANT: no bucket is rebuilt; the shells outnumber the pending timers
