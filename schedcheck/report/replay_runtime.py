@@ -39,11 +39,16 @@ def load_target(spec: str, checked_in: str, search_paths: list[str]) -> Any:
     try:
         return _load(spec, checked_in)
     except ImportError:
-        if not search_paths:
-            raise
+        pass
     for where in search_paths:
         site.addsitedir(where)  # also runs the .pth files there (an editable install)
-    return _load(spec, checked_in)
+    try:
+        return _load(spec, checked_in)
+    except ImportError as exc:
+        raise SystemExit(
+            f"replay.py needs {exc.name or 'a module'}, which this python cannot import (the "
+            f"target imports it): run it with the python the check ran with, e.g. "
+            f"{search_paths and sys.executable} replay.py") from None
 
 
 def _load(spec: str, checked_in: str) -> Any:
