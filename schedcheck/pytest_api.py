@@ -133,9 +133,9 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str
         fresh = suite_machine(system, factory, name=name, tolerance=tolerance, result=result)
         chosen = self.settings
         try:
-            # one reduction, delta debugging over the atomic program, as `check` does
-            run_suite(fresh, result, _without_shrinking(chosen), keep_database=True,
-                      reduce=True)
+            # Hypothesis's own shrinking here: the delta-debugging pass runs a Hypothesis
+            # test of its own, whose statistics would replace this test's in pytest's report
+            run_suite(fresh, result, chosen, keep_database=True)
         except unittest.SkipTest:
             if Phase.generate in chosen.phases:
                 raise
@@ -186,11 +186,3 @@ def wheel_suite(factory: Callable[..., Any], settings: Any = None, *,
     cancel, never lost), for a wheel whose due ticks differ from the contract's by design."""
     return _suite("wheel", factory, settings, name=name, tolerance=tolerance)
 
-
-def _without_shrinking(settings: Any) -> Any:
-    """``settings`` without Hypothesis's shrink and explain phases (the failing run is
-    reduced by delta debugging instead)."""
-    import hypothesis
-
-    skipped = (hypothesis.Phase.shrink, hypothesis.Phase.explain)
-    return hypothesis.settings(settings, phases=[p for p in settings.phases if p not in skipped])
