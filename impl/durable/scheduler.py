@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
 
 from schedcheck.impl.durable._records import (
@@ -402,15 +402,13 @@ class DurableScheduler:
                 return Reply(Outcome.APPLIED, TaskState.SUCCEEDED)
         return self._apply("complete", task_id, g, token)
 
-    def complete_many(self, reports: Iterable[tuple[Hashable, int, int | None]]
-                      ) -> list[Reply]:
-        """Rule 4 for several ``(task_id, generation, token)`` reports in one transaction (a
+    def complete_many(self, reports: Iterable[Sequence[Any]]) -> list[Reply]:
+        """Rule 4 for several ``(task_id, generation[, token])`` reports in one transaction (a
         worker that claimed a batch reports it at once); each reply is what ``complete``
         would answer at that point, in order. On PostgreSQL a run of APPLIED reports is one
         server-side call; a report that is not APPLIED is decided as ``complete`` decides it,
         then the rest are sent again."""
-        todo = [(t, require_int(g, "generation"), None if k is None else require_int(k, "token"))
-                for t, g, k in reports]
+        todo = [(t, require_int(g, "generation"), _token(rest)) for t, g, *rest in reports]
         if isinstance(self.store, PostgresStore) and todo:
             for t, _, _ in todo:
                 require_hashable(t, "task_id")
@@ -495,3 +493,8 @@ class DurableScheduler:
     def __repr__(self) -> str:
         return (f"<DurableScheduler {self.url} max_concurrency={self.max_concurrency} "
                 f"lease_seconds={self.lease_seconds}>")
+
+
+def _token(rest: list[Any]) -> int | None:
+    """The optional third field of a report: its claim's token (None: not given)."""
+    return None if not rest or rest[0] is None else require_int(rest[0], "token")
