@@ -159,8 +159,9 @@ def check(
         else:
             fold_scaling(result, run_scaling(entry, factory, **kwargs))
     # graded levels keep going: the rounds run after a counterexample too, its clause set aside
-    if rounds and graded and tolerance and result is not None:
-        _rounds_unsupported(entry, result)
+    inexact = tolerance or _declares_inexact(entry, factory)
+    if rounds and graded and inexact and result is not None:
+        _rounds_unsupported(entry, result, declared=not tolerance)
     elif rounds and graded and (not found() or keep):
         say(f"concurrent rounds: {label}")
         aside = frozenset(cx.clause for cx in result.all_counterexamples()) if result else None
@@ -177,7 +178,8 @@ def check(
         if result is None:
             result = RunResult.fresh(entry.name, target_name or _name(factory))
         with show(f"{label} (real threads)", None) as progress:
-            fold_result(result, run_stress(entry, factory, seed=seed, progress=progress))
+            fold_result(result, run_stress(entry, factory, seed=seed, progress=progress,
+                                           tolerance=inexact))
     if result is None:
         result = RunResult.fresh(entry.name, target_name or _name(factory))
     if suite and levels:
@@ -187,14 +189,27 @@ def check(
     return result
 
 
-def _rounds_unsupported(entry: System, result: RunResult) -> None:
+def _declares_inexact(entry: System, factory: Callable[..., Any]) -> bool:
+    """A wheel whose declared capabilities have no exact due ticks (it fires at the deadline
+    itself, or early by a declared bound): only tolerance-mode checks apply to it."""
+    from schedcheck.adapters import WheelCapabilities, capabilities_of
+
+    caps = capabilities_of(factory)
+    return (entry.has_tolerance and isinstance(caps, WheelCapabilities)
+            and (not caps.due_ticks or caps.early_by is not None))
+
+
+def _rounds_unsupported(entry: System, result: RunResult, *, declared: bool = False) -> None:
     """Under ``--tolerance`` the concurrent rounds are not run: their linearizability check
     replays each history on the exact model, whose due ticks a tolerance-mode target does
     not share by design."""
     why = ("the concurrent rounds check linearizability against the exact model, whose due "
-           "ticks this target does not share (--tolerance); run them without --tolerance")
+           "ticks this target does not share " + (
+               "(its declared capabilities)" if declared else
+               "(--tolerance); run them without --tolerance"))
     for cid in (entry.lin_clause, entry.interleaving_clause):
         result.unsupported_clause(cid, why)
+        result.stats[cid].why = f"concurrent rounds not run: {why}"
     result.unsupported.append("concurrent rounds under --tolerance (exact model only)")
 
 
@@ -437,11 +452,14 @@ def run_stress(
     *,
     seed: int | None = None,
     progress: Progress | None = None,
+    tolerance: bool = False,
 ) -> Any:
-    """Real-thread stress (``schedcheck.concurrency.run_stress``): a StressResult."""
+    """Real-thread stress (``schedcheck.concurrency.run_stress``): a StressResult.
+    ``tolerance``: the order in which one ``advance`` fires its timers is not compared."""
     from schedcheck.concurrency.stress import run_stress as stress
 
-    return stress(_system(system).name, factory, seed=seed, progress=progress)
+    return stress(_system(system).name, factory, seed=seed, progress=progress,
+                  any_order=tolerance)
 
 
 def fold_result(into: RunResult, other: Any) -> None:

@@ -75,6 +75,8 @@ class SchedulerCoreMachine(SuiteMachine):
     system: ClassVar[str] = "scheduler"
     factory: ClassVar[Callable[[int], Any]]
     caps: ClassVar[SchedulerCapabilities] = SchedulerCapabilities()
+    #: clauses whose operation the target refused as unsupported (NotImplementedError)
+    refused: ClassVar[set[str]] = set()
 
     def __init__(self) -> None:
         super().__init__()
@@ -168,12 +170,33 @@ class SchedulerCoreMachine(SuiteMachine):
         self.started = True
         self.cyclic = self._has_cycle()
         step, got = self._call("start the graph", "start")
+        if not self.caps.detects_cycles:
+            if not got.ok:
+                self.diverge("S4", f"start() {got.describe()} on a target that declares no "
+                                   "cycle detection", step=step)
+            return
         self.exercise("S-ORACLE-CYCLE")
-        said_cycle = not got.ok and "cycle" in (got.error or "").lower()
+        how = None if got.ok else self.caps.cycle_reported(got.exc)
+        if how == "by message":
+            note = (f"cycle errors recognised by message: {got.error}({got.exc}) (declare "
+                    "SchedulerCapabilities(cycle_error=...) to name the class)")
+            if not any(n.startswith("cycle errors recognised by message")
+                       for n in self.result.notes):
+                self.result.notes.append(note)
+        said_cycle = how is not None
         if said_cycle != self.cyclic:
             what = "finds a cycle" if self.cyclic else "finds no cycle"
             self.diverge("S-ORACLE-CYCLE", f"start() {got.describe()}, but networkx {what} "
                          f"in {self.deps!r}", step=step)
+
+    def _refuses(self, clause: str, what: str, got: Observed) -> bool:
+        """The target refuses the operation as unsupported (NotImplementedError): the clause
+        is "not supported", nothing changed, and the operation is not called again."""
+        if got.error != "NotImplementedError":
+            return False
+        type(self).refused.add(clause)
+        self.result.unsupported_clause(clause, f"{what} (it raises NotImplementedError)")
+        return True
 
     def _live(self) -> bool:
         return self.started and not self.cyclic
@@ -231,16 +254,22 @@ class SchedulerCoreMachine(SuiteMachine):
                     self.diverge("S4", f"complete({tid!r}, {gen}) of a running claim was "
                                  f"refused: {got.describe()}", step=step)
                 self.state[tid] = "succeeded"
+            elif (got.ok and self.caps.done_after_failed and self.killed.get(tid) == "S5"
+                  and self.state[tid] == "dead"):  # by design: the success replaces it
+                self.state[tid] = "succeeded"
+                del self.killed[tid]
 
     @rule(tid=st.sampled_from(IDS))
     def late_complete(self, tid: str) -> None:
         """A callback for a task that was never claimed: it must change nothing. (Always
         enabled: after a cycle it is the one rule left, and does nothing.)"""
-        if not self._live() or self.state.get(tid) != "waiting":
-            return
+        if not self._live() or self.state.get(tid) != "waiting" or self.caps.claims_only:
+            return  # claims_only: its own driver never reports a task it did not hand out
         self.late.add(tid)
-        self._call(f"complete {tid!r}, which was never claimed", "complete", tid, 0)
+        _, got = self._call(f"complete {tid!r}, which was never claimed", "complete", tid, 0)
         self.exercise("S4")
+        if got.ok and self.caps.accepts_unclaimed_done:  # by design: it counts as done
+            self.state[tid] = "succeeded"
 
     def _running(self) -> list[tuple[Any, int]]:
         return [(t, g) for t, g in self.claims if self.state[t] == "running"]
@@ -250,7 +279,11 @@ class SchedulerCoreMachine(SuiteMachine):
     def fail(self, i: int) -> None:
         running = self._running()
         tid, gen = running[i % len(running)]
+        if "S5" in self.refused:
+            return
         step, got = self._call(f"fail {tid!r}", "fail", tid, gen)
+        if self._refuses("S5", "fail()", got):
+            return
         if not got.ok:
             self.diverge("S5", f"fail({tid!r}, {gen}) of a running claim was refused: "
                          f"{got.describe()}", step=step)
@@ -260,9 +293,11 @@ class SchedulerCoreMachine(SuiteMachine):
     @precondition(lambda self: self.caps.cancel and self._live())
     @rule(tid=st.sampled_from(IDS))
     def cancel(self, tid: str) -> None:
-        if self.state.get(tid) != "waiting":
+        if self.state.get(tid) != "waiting" or "S6" in self.refused:
             return
         step, got = self._call(f"cancel {tid!r} before it was claimed", "cancel", tid)
+        if self._refuses("S6", "cancel()", got):
+            return
         if not got.ok:
             self.diverge("S6", f"cancel({tid!r}) of an unclaimed task was refused: "
                          f"{got.describe()}", step=step)
@@ -281,7 +316,8 @@ class SchedulerCoreMachine(SuiteMachine):
                 if self.state[tid] != "running":
                     continue
                 done += 1
-                if self.caps.fail and fail_every and done % fail_every == 0:
+                if (self.caps.fail and "S5" not in self.refused and fail_every
+                        and done % fail_every == 0):
                     self.fail(self._running().index((tid, gen)))
                 else:
                     self.complete(self.claims.index((tid, gen)), 1)
@@ -304,7 +340,8 @@ def make_core_machine(factory: Callable[..., Any], *,
     if result is None:
         result = RunResult.fresh("scheduler", getattr(factory, "__qualname__", "target"))
     grade_core(result, caps)
-    namespace = {"factory": staticmethod(factory), "caps": caps, "_ctx": RunContext(result)}
+    namespace = {"factory": staticmethod(factory), "caps": caps, "_ctx": RunContext(result),
+                 "refused": set()}
     machine: type[SchedulerCoreMachine] = type(
         "SchedulerCore", (SchedulerCoreMachine,), namespace)
     return machine
@@ -319,6 +356,17 @@ def grade_core(result: RunResult, caps: SchedulerCapabilities) -> None:
         result.unsupported_clause("S5", "fail()")
     if not caps.cancel:
         result.unsupported_clause("S6", "cancel()")
+    if not caps.detects_cycles:
+        result.unsupported_clause("S-ORACLE-CYCLE", "cycle detection (declared)")
+    if caps.claims_only:
+        result.unsupported_clause("S4", "reports for tasks it never handed out (declared: "
+                                        "its own driver never sends them)")
+    if caps.accepts_unclaimed_done:
+        result.unsupported_clause("S4", "refusing a success for a task nobody ran (declared: "
+                                        "it counts as done)")
+    if caps.done_after_failed:
+        result.unsupported_clause("S5", "keeping a failure final (declared: a later success "
+                                        "replaces it)")
     for part in caps.missing():
         if part not in result.unsupported:
             result.unsupported.append(part)

@@ -261,6 +261,7 @@ class WheelChecks(SuiteMachine):
         processed tick's instant (exact mode), or after ``now`` itself (``at_now``: tolerance
         mode, where a timer may fire at its deadline rather than at its due tick)."""
         tick = self.ledger.tick
+        early = self.support.caps.early_by or 0  # a declared bound on early firing
         for i, rec in enumerate(t_recs):
             if rec is None:
                 self._fail("W-INV-ONCE", f"advance(now={now}) returned {t_names[i]}, which "
@@ -274,10 +275,12 @@ class WheelChecks(SuiteMachine):
             if rec.t_state == CANCELLED:
                 self.diverge("W-INV-ONCE", f"{rec.name} fired although cancel({rec.name}) "
                              "returned True earlier: a cancelled timer never fires", step=step)
-            if at_now and rec.deadline > now:
+            if at_now and rec.deadline > now + early:
                 self.diverge("W-INV-EARLY", f"{rec.name} (deadline {rec.deadline}) fired in "
-                             f"advance(now={now}): before its deadline", step=step)
-            if not at_now and rec.deadline > t_last * tick:
+                             f"advance(now={now}): before its deadline"
+                             + (f", by more than its declared early_by={early}" if early
+                                else ""), step=step)
+            if not at_now and rec.deadline > t_last * tick + early:
                 self.diverge("W-INV-EARLY", f"{rec.name} (deadline {rec.deadline}) fired in "
                              f"advance(now={now}), whose last processed tick is {t_last} "
                              f"(instant {t_last * tick}): before its deadline; its contract due"
@@ -288,6 +291,8 @@ class WheelChecks(SuiteMachine):
         """Tolerance: a live timer is at most one tick later than its contract due tick."""
         tick = self.ledger.tick
         resolution = self.support.caps.resolution
+        if resolution is None:  # a declared early bound is a tolerance both ways
+            resolution = self.support.caps.early_by
         for rec in self.ledger.t_live():
             if resolution is not None:  # coarser than a tick: late by at most its resolution
                 if t_last * tick >= rec.deadline + resolution + tick:
