@@ -141,7 +141,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     except TargetError as exc:
         return _unusable(str(exc))
     # the core level needs fewer methods than the contract level; --level contract needs all
-    needs = None if args.level == "contract" else system.core_operations or None
+    needs = system.operations if args.level == "contract" else system.core_operations or None
     why = pipeline.probe_construct(system, target.factory, operations=needs)
     if why is not None:
         hint = (" (the core level needs only "

@@ -41,6 +41,7 @@ __all__ = [
     "check",
     "fold_result",
     "fold_scaling",
+    "core_only",
     "probe_construct",
     "run_rounds",
     "run_scaling",
@@ -161,7 +162,7 @@ def check(
     # graded levels keep going: the rounds run after a counterexample too, its clause set aside
     inexact = tolerance or _declares_inexact(entry, factory)
     if rounds and graded and inexact and result is not None:
-        _rounds_unsupported(entry, result, declared=not tolerance)
+        _rounds_unsupported(entry, result, declared=_declares_inexact(entry, factory))
     elif rounds and graded and (not found() or keep):
         say(f"concurrent rounds: {label}")
         aside = frozenset(cx.clause for cx in result.all_counterexamples()) if result else None
@@ -509,11 +510,32 @@ def fold_result(into: RunResult, other: Any) -> None:
             into.counterexample = cx
 
 
+def core_only(system: System | str, factory: Callable[..., Any]) -> bool:
+    """Whether ``factory`` is checked at the core level only outside ``check``'s graded levels
+    (the pytest API, the plugin, ``fuzz``): a scheduler adapter (it declares its
+    capabilities: the contract level stops at its first design difference), or a target with
+    the core level's methods and not all of the contract's."""
+    from schedcheck.adapters import SchedulerCapabilities, capabilities_of
+
+    entry = _system(system)
+    if entry.run_core is None:
+        return False
+    if isinstance(capabilities_of(factory), SchedulerCapabilities):
+        return True
+    return (probe_construct(entry, factory) is not None
+            and probe_construct(entry, factory, operations=entry.core_operations) is None)
+
+
 def probe_construct(system: System | str, factory: Callable[..., Any], *,
                     operations: tuple[str, ...] | None = None) -> str | None:
     """``None`` if ``factory`` builds with ordinary arguments and has ``operations`` (default:
-    every method the contract suite calls), else why not (one sentence)."""
+    every method the contract suite calls; the core level's for an adapter, which declares
+    its capabilities), else why not (one sentence)."""
+    from schedcheck.adapters import capabilities_of
+
     entry = _system(system)
+    if operations is None and capabilities_of(factory) is not None and entry.core_operations:
+        operations = entry.core_operations
     shown = f"cls({', '.join(map(str, entry.probe_args))})"
     try:
         obj = factory(*entry.probe_args)

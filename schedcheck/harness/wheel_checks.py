@@ -29,6 +29,7 @@ from typing import Any, NoReturn
 import hypothesis
 
 from schedcheck import contract
+from schedcheck.harness import guard
 from schedcheck.harness.common import Observed, SuiteMachine, call_code, observe
 from schedcheck.harness.result import Step
 from schedcheck.harness.wheel_fixtures import Callback, CallLog, RecordingExecutor, Support
@@ -349,7 +350,7 @@ class WheelChecks(SuiteMachine):
                 self.diverge("W3", f"callback {name} was called by the wheel, which has no "
                              "executor: without one, advance never calls a callback -- the "
                              "caller runs handle.callback (rule 3)")
-            if thread == self.home:
+            if thread == self.home or guard.on_step_thread(thread):
                 self.diverge("W3", f"callback {name} ran on the thread that calls advance(): "
                              "callbacks go to the executor and never run on the tick thread "
                              "(rule 3; seed: callback isolation)")
