@@ -58,10 +58,19 @@ def _noop() -> None:
     return None
 
 
+#: The width of a wide graph's fan-out and fan-in (submitted in one step).
+WIDE = 128
+
+
 @st.composite
 def graphs(draw: st.DrawFn) -> dict[str, tuple[str, ...]]:
     """A graph over the first 1..6 ids, each task depending on earlier ones; one time in
-    four an extra edge to any task (a cycle, a self-loop, or just a later dependency)."""
+    four an extra edge to any task (a cycle, a self-loop, or just a later dependency). One
+    time in 32 a wide graph instead: ``a`` fans out to WIDE tasks, which all fan in to
+    ``f`` -- real schedulers meet widths that no task-by-task program reaches."""
+    if draw(st.integers(0, 31)) == 0:
+        wide = [f"w{i:03}" for i in range(WIDE)]
+        return {"a": (), **{w: ("a",) for w in wide}, "f": tuple(wide)}
     ids = IDS[:draw(st.integers(1, len(IDS)))]
     graph = {tid: tuple(draw(st.lists(st.sampled_from(ids[:i]), max_size=3, unique=True)))
              if i else () for i, tid in enumerate(ids)}

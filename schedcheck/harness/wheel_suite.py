@@ -212,6 +212,25 @@ class WheelMachine(AdvanceRules, WheelCancels):
         self._schedule(deadline, raises, after=False,
                        words=f"schedule a timer at {deadline} ({kind} deadline)")
 
+    @rule(go=st.integers(0, 31), k=st.sampled_from((128, 200)),
+          kind=st.sampled_from(("now", "soon", "in_rotation", "rotations")),
+          r=st.integers(0, 10**6))
+    def schedule_burst(self, go: int, k: int, kind: str, r: int) -> None:
+        """k >= 128 timers at one deadline in one step, at most once per example (drawn one
+        time in 32): real code meets bursts that no timer-by-timer program reaches (a
+        lock taken per due timer, a recursion as deep as the timers due at one instant)."""
+        if go or getattr(self, "_burst", False):
+            return
+        self._burst = True
+        deadline = self._deadline(kind, 0, 1, r)
+        event(f"burst of {k} at one deadline")
+        for i in range(k):
+            self._schedule(deadline, False, after=False,
+                           words=f"schedule timer {i + 1} of a burst of {k} at {deadline}")
+            if self.ledger.full(len(self.ledger.t_live() if self.tolerance
+                                    else self.ledger.live())):
+                break
+
     @rule(kind=st.sampled_from(DELAY_KINDS), a=st.integers(-2, 2), r=st.integers(0, 10**6),
           raises=st.sampled_from((False, False, False, True)))
     def schedule_after(self, kind: str, a: int, r: int, raises: bool) -> None:
