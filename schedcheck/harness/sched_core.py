@@ -187,7 +187,8 @@ class SchedulerCoreMachine(SuiteMachine):
         self.exercise("S-ORACLE-CYCLE")
         how = None if got.ok else self.caps.cycle_reported(got.exc)
         if how == "by message":
-            note = (f"cycle errors recognised by message: {got.error}({got.exc}) (declare "
+            said = " ".join(str(got.exc).split())[:100]
+            note = (f"cycle errors recognised by message: {got.error}({said}) (declare "
                     "SchedulerCapabilities(cycle_error=...) to name the class)")
             if not any(n.startswith("cycle errors recognised by message")
                        for n in self.result.notes):
