@@ -1,0 +1,68 @@
+"""Every corpus adapter is accepted wherever a target is: the pytest API (and so the plugin,
+which builds the same classes, and ``fuzz``, whose workers run them) and the construction
+probe that ``check`` and ``fuzz`` gate on. The buggy ones fail their test class with a
+counterexample, never with "unusable"."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import Phase, settings
+
+from schedcheck import pipeline, scheduler_suite, wheel_suite
+from tests.corpus.asyncio_loop import AsyncioTimers
+from tests.corpus.dask_local import DaskLocal
+from tests.corpus.graphlib2_rust import Graphlib2
+from tests.corpus.graphlib_stdlib import StdlibGraphlib
+from tests.corpus.kombu_timer import KombuTimer
+from tests.corpus.luigi_central import LuigiCentral
+from tests.corpus.sched_stdlib import StdlibSched
+from tests.corpus.simpy_events import SimPyTimers
+from tests.corpus.timewheel_pypi import PyPITimeWheel
+from tests.corpus.twisted_clock import TwistedClock
+
+FAST = settings(max_examples=15, stateful_step_count=20, derandomize=True, deadline=None,
+                database=None, phases=[Phase.explicit, Phase.generate])
+#: (adapter, its pytest class passes)
+TARGETS = [
+    ("wheel", StdlibSched, True), ("wheel", AsyncioTimers, True), ("wheel", TwistedClock, True),
+    ("wheel", KombuTimer, True), ("wheel", SimPyTimers, True),
+    ("wheel", PyPITimeWheel, False),  # fires early: a counterexample
+    ("scheduler", StdlibGraphlib, True), ("scheduler", LuigiCentral, True),
+    ("scheduler", DaskLocal, True),
+]
+
+
+class _Request:
+    """Just enough of pytest's ``request`` for a failing suite to write its report."""
+
+    def __init__(self, factory: Any) -> None:
+        self.factory = factory
+
+    def getfixturevalue(self, name: str) -> Any:
+        return self.factory
+
+
+@pytest.mark.parametrize(("system", "adapter", "passes"), TARGETS,
+                         ids=[t[1].__name__ for t in TARGETS])
+def test_the_pytest_api_runs_every_corpus_adapter(system: str, adapter: type, passes: bool,
+                                                  tmp_path_factory: Any) -> None:
+    assert pipeline.probe_construct(system, adapter) is None
+    make = wheel_suite if system == "wheel" else scheduler_suite
+    suite = make(adapter, settings=FAST)()
+    assert suite.machine is not None
+    if passes:
+        suite.test_behaves_like_the_model(_Request(tmp_path_factory))
+    else:
+        suite = make(adapter, settings=settings(FAST, max_examples=60))()
+        with pytest.raises(pytest.fail.Exception, match="W-INV-EARLY"):
+            suite.test_behaves_like_the_model(_Request(tmp_path_factory))
+
+
+def test_a_buggy_scheduler_adapter_fails_its_class_with_the_clause(
+        tmp_path_factory: Any) -> None:
+    assert pipeline.core_only("scheduler", Graphlib2)
+    suite = scheduler_suite(Graphlib2, settings=settings(FAST, max_examples=100))()
+    with pytest.raises(pytest.fail.Exception, match="S4"):
+        suite.test_behaves_like_the_model(_Request(tmp_path_factory))
