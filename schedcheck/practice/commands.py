@@ -58,6 +58,9 @@ def cmd_grade(args: argparse.Namespace) -> int:
     except SchedcheckInternalError:
         raise
     print(render_card(card))
+    if not card.failed and not card.passed:
+        print(f"nothing here could be graded on this target: `schedcheck check {system} "
+              f"{args.target} --level core` checks what every correct design holds")
     return EXIT_FOUND if card.failed else EXIT_OK
 
 

@@ -99,8 +99,39 @@ def grade_items(items: Sequence[Item], target: Any, *, system: str, name: str,
         except NotAttempted as exc:
             card.results.append(ItemResult(item, NOT_ATTEMPTED, note=str(exc)))
             continue
+        lacks = _declared_lack(target, miss)
+        if lacks:
+            card.results.append(ItemResult(item, NOT_ATTEMPTED, note=lacks))
+            continue
         card.results.append(ItemResult(item, PASS if miss is None else FAIL, miss))
     return card
+
+
+def _declared_missing(caps: Any) -> list[str]:
+    """The operations an adapter declares it does not have."""
+    if getattr(caps, "cancel", None) == "missing":
+        return ["cancel"]
+    return [op for op in ("fail", "cancel", "close", "info") if getattr(caps, op, True) is False]
+
+
+def _declared_lack(target: Any, miss: Miss | None) -> str:
+    """For an adapter (it declares its capabilities): why a miss comes from a part it
+    declares it lacks -- a method it does not have, or argument checks it does not make --
+    so the item is not graded rather than failed; "" otherwise."""
+    from schedcheck.adapters import capabilities_of
+
+    caps = capabilities_of(target)
+    if caps is None or miss is None:
+        return ""
+    if "has no attribute" in miss.message:
+        return f"not supported by this adapter ({miss.message.split(': ', 1)[-1]})"
+    for op in _declared_missing(caps):
+        if miss.message.startswith(f"{op} raised") or f"{op}(" in miss.message:
+            return f"not supported by this adapter: it declares no {op}()"
+    if not caps.validates_args and "yours no error" in miss.message and any(
+            e in miss.message for e in ("TypeError", "ValueError")):
+        return "not supported by this adapter: it declares validates_args=False"
+    return ""
 
 
 def shrink(program: Sequence[Any], disagrees: Callable[[Sequence[Any]], bool]) -> list[Any]:

@@ -66,3 +66,26 @@ def test_a_buggy_scheduler_adapter_fails_its_class_with_the_clause(
     suite = scheduler_suite(Graphlib2, settings=settings(FAST, max_examples=100))()
     with pytest.raises(pytest.fail.Exception, match="S4"):
         suite.test_behaves_like_the_model(_Request(tmp_path_factory))
+
+
+def test_grade_marks_what_an_adapter_declares_it_lacks_not_graded() -> None:
+    """`schedcheck grade` on an adapter: an item that needs a method it lacks or argument
+    checks it declares it does not make is not graded ("--"), never failed; the rest is."""
+    from schedcheck.practice.grading import FAIL, NOT_ATTEMPTED, PASS
+    from schedcheck.practice.items import grade
+
+    card = grade("wheel", StdlibSched, cost=False, name="sched")
+    status = {r.item.id: r.status for r in card.results}
+    assert status["W-polish-3"] == status["W-polish-4"] == NOT_ATTEMPTED
+    assert FAIL not in status.values() and PASS in status.values()
+    timewheel = {r.item.id: r for r in grade("wheel", PyPITimeWheel, cost=False,
+                                             name="timewheel").results}
+    assert timewheel["W-T3"].status == NOT_ATTEMPTED  # it declares no cancel()
+    assert "no cancel()" in timewheel["W-T3"].note
+
+    class FiresEarly(StdlibSched):
+        def add(self, deadline: int, fire: Any) -> Any:
+            return self.inner.enterabs(deadline - 5, 0, fire)
+
+    # a declared design never hides a real mistake
+    assert "W-M2" in grade("wheel", FiresEarly, cost=False, name="early").failed
