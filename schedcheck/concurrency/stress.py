@@ -354,13 +354,19 @@ class _WheelStress:
         self.fired: dict[str, int] = {}
         self.lock = threading.Lock()
         self.resolver: WheelRound | None = None
+        from schedcheck.adapters import WheelCapabilities, capabilities_of
+
+        caps = capabilities_of(factory)
+        #: a target that declares no cancel() is never sent one
+        self.mix = [k for k in WHEEL.stress_mix if k != "cancel" or not (
+            isinstance(caps, WheelCapabilities) and caps.cancel == "missing")]
 
     def plan(self, lane: int, n: int, rng: random.Random) -> list[tuple[Any, ...]]:
         if lane == 0:  # the tick thread
             return [("advance", self.TICK * (k + 1)) for k in range(n)]
         ops: list[tuple[Any, ...]] = []
         for _ in range(n):
-            ops.append(WHEEL.stress_op(rng.choice(list(WHEEL.stress_mix)), self, rng))
+            ops.append(WHEEL.stress_op(rng.choice(self.mix), self, rng))
         return ops
 
     def work(self, lane: int, plan: list[tuple[Any, ...]], history: History) -> None:
