@@ -170,6 +170,13 @@ def cmd_check(args: argparse.Namespace) -> int:
         return _unusable(f"target {args.target!r} is unusable: {exc}")
     except SchedcheckInternalError as exc:
         return _unusable(f"internal error -- a bug in schedcheck, not in the target: {exc}")
+    except Exception as exc:  # a crash of the checker is never exit 1 ("counterexample")
+        import traceback
+
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        return _unusable(f"internal error -- a bug in schedcheck, not in the target: "
+                         f"{type(exc).__name__}: {exc} (at {Path(where.filename).name}:"
+                         f"{where.lineno}); please report it with this command line")
     if result.seed is None:
         result.seed = seed
     out = Path(args.out) if args.out else fresh_out_dir(system.name)

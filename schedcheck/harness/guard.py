@@ -29,6 +29,7 @@ import ctypes
 import queue
 import sys
 import threading
+import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -155,6 +156,29 @@ def on_step_thread(ident: int) -> bool:
     return ident in _step_threads
 
 
+_PLAIN = (types.MemberDescriptorType, types.GetSetDescriptorType)
+_plain_cache: dict[tuple[type, str], bool] = {}
+
+
+def _plain(klass: type, name: object) -> bool:
+    """Whether reading attribute ``name`` of a ``klass`` instance runs no Python code of the
+    target: a slot or an instance attribute, no property, no ``__getattr(ibute)__``."""
+    key = (klass, name)
+    known = _plain_cache.get(key) if isinstance(name, str) else False
+    if known is not None:
+        return known
+    plain = klass.__getattribute__ is object.__getattribute__
+    for base in klass.__mro__:
+        if name in base.__dict__:
+            found = base.__dict__[name]
+            plain = plain and (isinstance(found, _PLAIN) or not hasattr(type(found), "__get__"))
+            break
+    else:
+        plain = plain and not hasattr(klass, "__getattr__")
+    _plain_cache[key] = plain
+    return plain
+
+
 def call_limited(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
     """``fn(*args, **kwargs)`` on the step thread; :class:`StepTimeout` past the limit.
 
@@ -164,6 +188,8 @@ def call_limited(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
     seconds = _state["seconds"]
     if not seconds or threading.current_thread() is not threading.main_thread():
         return fn(*args, **kwargs)
+    if fn is getattr and len(args) == 2 and not kwargs and _plain(type(args[0]), args[1]):
+        return getattr(*args)  # reading a stored attribute runs no code of the target
     if _abandoned:
         _stop_abandoned()
     worker = _worker["step"]

@@ -31,6 +31,7 @@ import hypothesis
 from schedcheck import contract
 from schedcheck.harness import guard
 from schedcheck.harness.common import Observed, SuiteMachine, call_code, observe
+from schedcheck.harness.outcomes import observe_each
 from schedcheck.harness.result import Step
 from schedcheck.harness.wheel_fixtures import Callback, CallLog, RecordingExecutor, Support
 from schedcheck.harness.wheel_ledger import CANCELLED, FIRED, Ledger, TimerRecord
@@ -55,6 +56,11 @@ def strict_bool(value: Any) -> bool:
     if not isinstance(value, bool):
         raise TypeError(f"cancel() must return a bool, got {type(value).__name__} {value!r}")
     return value
+
+
+
+def _read(handle_attr: tuple[Any, str]) -> Any:
+    return getattr(*handle_attr)
 
 
 class Side:
@@ -359,8 +365,11 @@ class WheelChecks(SuiteMachine):
                          "advance(): only a fired timer's callback is submitted (rule 3)")
 
     def _check_handles(self) -> None:
+        attrs = ("fired", "cancelled", "deadline")
+        # every handle's three attributes in one guarded batch (one hand-off per step)
+        reads = iter(observe_each(_read, [(self.t_handles[rec.name], attr)
+                                          for rec in self.ledger.timers for attr in attrs]))
         for rec in self.ledger.timers:
-            handle = self.t_handles[rec.name]
             if not self.tolerance:
                 mh = self.m_handles[rec.name]
                 if (mh.fired, mh.cancelled) != (rec.state == FIRED, rec.state == CANCELLED):
@@ -370,6 +379,6 @@ class WheelChecks(SuiteMachine):
                 ("cancelled", rec.t_state == CANCELLED, "W4"),
                 ("deadline", rec.deadline, "W2"),
             ):
-                got = observe(getattr, handle, attr)
+                got = next(reads)
                 self._compare_query(clause, f"{rec.name}.{attr}", f"read {rec.name}.{attr}",
                                     expected, got, f"{rec.name} is {rec.t_state}")

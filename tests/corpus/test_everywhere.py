@@ -101,3 +101,20 @@ def test_the_real_thread_stress_accepts_an_inexact_adapter(adapter: type) -> Non
     result = run_stress("wheel", adapter, threads=4, operations=3_000, seed=1, any_order=True)
     assert result.ok, result.violations[:1]
     assert pipeline._declares_inexact(pipeline.get("wheel"), adapter)
+
+
+def test_a_crash_of_the_checker_exits_2_without_a_traceback(
+        monkeypatch: Any, capsys: Any, tmp_path: Any) -> None:
+    """Exit 1 means "counterexample found": a checker crash (here a TypeError planted in the
+    pipeline) is exit 2 with one line naming it, never a traceback."""
+    from schedcheck import cli
+
+    def crash(*args: Any, **kwargs: Any) -> Any:
+        raise TypeError("planted")
+
+    monkeypatch.setattr(pipeline, "check", crash)
+    code = cli.main(["check", "wheel", "tests/corpus/sched_stdlib.py:StdlibSched",
+                     "--examples", "1", "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "internal error" in err and "TypeError: planted" in err
+    assert "Traceback" not in err
