@@ -40,6 +40,16 @@ Under each table, where the time went: the CPU seconds of each phase of the same
 (schedule, cancel, advance), the part of them spent in the cyclic collector (``gc.callbacks``)
 and its full passes.
 
+Under each table and the memory figures, the wheels side by side with the lock+fields floor,
+as a fraction of it: "floor seconds / wheel seconds" (1.0: as fast as the least work a
+thread-safe wheel with handle objects must do; the goal is >= 0.9 at 50% and 90% cancelled,
+and at 90% ahead of the baseline heap), and "wheel bytes / floor bytes" per timer (goal
+<= 1.1; the goals are for the default 1,000,000 timers: with ``--quick`` the 60,000 ticks'
+calls weigh ten times as much per timer). At the end, the same fractions from ``--repeat``
+runs (default 3) of the floor, the two wheels and the heap alternating, each structure's best:
+on a shared machine one run of each is off by up to a third, and alternating gives every
+structure the same chances.
+
 Ratios are "baseline seconds / this structure's seconds" (> 1: faster than the baseline).
 The garbage collector is ON while timing, as in every real program, for every structure alike
 (each run starts from a ``gc.collect()``). ``--no-gc`` adds a column timed with the collector
@@ -237,6 +247,11 @@ FLOORS: list[tuple[str, Callable[[], Any]]] = [
     ("floor", FloorTimers),
     ("floor, lock+fields", LockedFloorTimers),
 ]
+#: the floor the wheels are measured against, and the goals
+LOCK_FLOOR = "floor, lock+fields"
+WHEELS = ("hashed", "hierarchical")
+TIME_GOAL = 0.9  #: floor seconds / wheel seconds, at 50% and 90% cancelled
+MEMORY_GOAL = 1.1  #: wheel bytes / floor bytes per timer
 
 
 # ------------------------------------------------------------------------------ the runs
@@ -381,9 +396,43 @@ def tick_cost(wheels: list[Any], size: int, rotations: int) -> list[float]:
     return best
 
 
+def side_by_side(n: int, repeat: int) -> None:
+    """The goals' figures: the lock+fields floor, the two wheels and the heap, ``repeat``
+    rounds alternating, each one's best seconds (collector on)."""
+    contenders: list[tuple[str, Callable[[], Any]]] = [
+        (LOCK_FLOOR, LockedFloorTimers),
+        ("hashed", lambda: HashedTimingWheel(1, 65_536)),
+        ("hierarchical", lambda: HierarchicalTimingWheel(1, 64)),
+        ("heap-objects", ObjectHeapTimers),
+    ]
+    print(f"\nthe wheels against {LOCK_FLOOR}: best of {repeat} alternating runs each "
+          f"(floor s / wheel s; goal >= {TIME_GOAL} at 50% and 90%, and at 90% ahead of "
+          "heap-objects)")
+    for fraction in (0.5, 0.9):
+        delays, cancels = workload(n, fraction)
+        best = {name: float("inf") for name, _ in contenders}
+        for _ in range(repeat):
+            for name, make in contenders:
+                seconds, _ = timed(run_structure, make, delays, cancels)
+                best[name] = min(best[name], seconds)
+        floor = best[LOCK_FLOOR]
+        cells = []
+        for name in WHEELS:
+            share = floor / best[name]
+            mark = "met" if share >= TIME_GOAL and (
+                fraction < 0.9 or best[name] < best["heap-objects"]) else "not met"
+            versus_heap = best["heap-objects"] / best[name]
+            cells.append(f"{name} {share:.2f} [{mark}] ({best[name]:.2f} s; "
+                         f"x{versus_heap:.2f} the heap's speed)")
+        print(f"  {int(fraction * 100)}% cancelled: {LOCK_FLOOR} {floor:.2f} s = 1.00   "
+              + "   ".join(cells))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="100,000 timers instead of 1M")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="alternating runs of the floor and the wheels (default 3)")
     parser.add_argument("--no-gc", action="store_true",
                         help="also time every run with the garbage collector off (extra column)")
     args = parser.parse_args(argv)
@@ -405,6 +454,9 @@ def main(argv: list[str] | None = None) -> int:
         memory[name] = peak_bytes(run_structure, make, delays, cancels) / n
         ratio = memory[name] / memory["heap-objects"]
         print(f"  {name:<20} {memory[name]:6.0f} bytes   x{ratio:5.2f} of baseline")
+    floor_bytes = memory[LOCK_FLOOR]
+    print(f"  wheels / {LOCK_FLOOR} ({floor_bytes:.0f} bytes; goal <= {MEMORY_GOAL}): "
+          + "   ".join(f"{name} {memory[name] / floor_bytes:.2f}" for name in WHEELS))
     for fraction in FRACTIONS:
         delays, cancels = workload(n, fraction)
         expected = n - len(cancels)
@@ -412,10 +464,12 @@ def main(argv: list[str] | None = None) -> int:
         baseline = None
         baseline_off = None
         breakdown: dict[str, list[Phase]] = {}
+        times: dict[str, float] = {}
         for name, make in structures:
             breakdown[name] = []
             seconds, fired = timed(run_structure, make, delays, cancels,
                                    phases=breakdown[name])
+            times[name] = seconds
             assert fired == expected, (name, fired, expected)
             baseline = baseline or seconds
             line = (f"  {name:<14} {seconds:8.2f} s   x{baseline / seconds:5.2f} vs baseline   "
@@ -428,9 +482,19 @@ def main(argv: list[str] | None = None) -> int:
             print(line)
         print("  floors (schedule + cancel, nothing fires): the most any such structure could "
               "show here")
+        floor_seconds = {}
         for name, make in FLOORS:
             seconds, _ = timed(run_structure, make, delays, cancels)
+            floor_seconds[name] = seconds
             print(f"    {name:<20} {seconds:6.2f} s   at most x{baseline / seconds:5.2f}")
+        floor = floor_seconds[LOCK_FLOOR]
+        goal = f"goal >= {TIME_GOAL}" + (", and ahead of heap-objects" if fraction >= 0.9 else "")
+        print(f"  side by side with {LOCK_FLOOR} ({floor:.2f} s = 1.00), floor s / wheel s "
+              f"({goal if fraction >= 0.5 else 'no goal'}):")
+        print("    " + "   ".join(
+            f"{name} {floor / times[name]:.2f}" + (
+                f" (x{baseline / times[name]:.2f} vs heap)" if fraction >= 0.9 else "")
+            for name in WHEELS))
         print("  where the time went (CPU s, of which in the cyclic collector; full passes):")
         for name, phases in breakdown.items():
             print(f"    {name:<14} " + "   ".join(
@@ -445,6 +509,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  at {small:,} timers: heap-objects {heap_small:.2f} s, hashed "
               f"{wheel_small:.2f} s (x{heap_small / wheel_small:.2f}), sched {seconds:.2f} s "
               f"(x{heap_small / seconds:.2g}){note}")
+
+    side_by_side(n, args.repeat)
 
     print("\none tick with timers parked in another bucket (best per-tick time, 512 buckets)")
     rotations = 3 if args.quick else 5

@@ -23,17 +23,26 @@ counting alone and a timer costs few objects:
   bucket, so the buckets stay in seq order. A timer scheduled through the overridable steps
   (``_new_timer``: ``schedule_after``, or a subclass that replaces a step) files the queue
   first and then goes straight to its bucket.
-* ``cancel`` is *lazy* (as asyncio's timer heap): it sets the state and drops the callback
-  reference at once (whatever the callback holds is freed then, if nothing else holds it), and
-  the handle stays in its bucket as a *cancelled shell* (the handle object and its seq). The
-  shell goes when the cursor next takes that bucket (the walk drops it) or at a compaction:
-  when the shells outnumber the pending timers (and are more than ``_MIN_SHELLS``), checked at
-  the end of every ``cancel`` and ``advance``, every bucket is rebuilt without them
-  (``_compact``, O(entries), so O(1) amortized per cancel), so after any call the buckets hold
-  at most ``2 * pending + _MIN_SHELLS`` entries. ``_dead`` counts the shells (an upper bound:
-  a walk that drops a shell counts it off, a compaction resets it to 0).
+* ``cancel`` is *lazy* (as asyncio's timer heap and Netty's timer): it sets the state and
+  drops the callback reference at once (whatever the callback holds is freed then, if nothing
+  else holds it), and the handle stays where it is as a *cancelled shell* (the handle object
+  and its seq), counted in its bucket's shell count (``_BucketArray.marked``; the admission
+  queue has its own, ``_queued_marked``). The shell goes when the cursor next takes that
+  bucket (the walk drops it), when the queue is filed, or when the shells pass half of their
+  bucket's (or the queue's) entries: that bucket alone is then rebuilt without them
+  (O(bucket), each entry dropped once, so O(1) amortized per cancel). So after every call no
+  bucket holds more shells than pending timers, and the wheel holds at most
+  ``2 * pending()`` handles (``stored_entries()``). ``cancel`` finds the timer's bucket from
+  the handle: a queued timer's owner is the wheel's *queue token* (``_queue_token``; filing
+  sets it to the wheel's token), else the subclass's ``_mark_shell`` finds the bucket (the
+  hashed wheel's is ``due % W``; the hierarchical one stores the level on the handle). Both
+  are read from fields ``cancel`` reads anyway: no other object (the seq, an int of its own)
+  is touched, which at a million timers is a cache miss per cancel.
 * Firing takes a bucket out of its array whole (``take``: the array slot becomes ``None``)
-  and walks that one list once, dropping the shells, firing what is due and re-linking the rest.
+  and walks that one list once, dropping the shells, firing what is due and re-linking the
+  rest. A bucket whose shell count is 0 and whose timers are all due (the hashed wheel counts
+  the timers with rounds left per bucket, ``_later``; a level-0 bucket of the hierarchical
+  wheel holds only timers due at its tick) fires whole: no handle is read to decide.
 
 Handles have no public constructor; the public surface is ``deadline``, ``callback``,
 ``cancelled``, ``fired`` (plus ``due_tick``, ``seq`` and ``rounds`` for the harness). Handles
@@ -52,9 +61,11 @@ bucket out of the array *before* deciding anything about its handles, then re-ch
 handle's state (``_still_live``, inlined on the default path) as it walks them. A walk that ran
 outside the wheel lock would therefore still be safe: a cancel landing between the take and
 the walk only sets the state, and the re-check skips that handle -- so exactly one of "cancel
-returned True" and "fired" happens. The bundled wheels hold the one wheel lock for both (each
-state change is then a single atomic step); the race zoo's ``CancelNoRecheckWheel`` walks
-outside the lock without the re-check and is caught.
+returned True" and "fired" happens. (A bucket fired whole skips the re-check: its shell count,
+read with the take in one critical section, said it holds none; a walk moved outside the lock
+must keep the re-check, as the default ``_still_live`` path does.) The bundled wheels hold the
+one wheel lock for both (each state change is then a single atomic step); the race zoo's
+``CancelNoRecheckWheel`` walks outside the lock without the re-check and is caught.
 
 ``_WheelBase`` holds everything outside the bucket structure. Its lock (``lock_factory()``,
 one per wheel) guards every field but ``_errors``; each public call takes it once. Fired
@@ -82,6 +93,7 @@ through the overridable ones; a wheel whose class replaces ``_due_tick_for``, ``
 from __future__ import annotations
 
 import logging
+import math
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -89,7 +101,7 @@ from typing import Any, Protocol
 
 from schedcheck.impl._wheel_buckets import Callback as Callback
 from schedcheck.impl._wheel_buckets import Handle as Handle
-from schedcheck.impl._wheel_buckets import _BucketArray
+from schedcheck.impl._wheel_buckets import _BucketArray, live_only
 
 from schedcheck.contract import WheelFullError, require_int
 
@@ -104,12 +116,6 @@ class Executor(Protocol):
 
 
 LockLike = AbstractContextManager[Any]
-
-#: compaction never runs for this many shells or fewer: enough that a wheel holding a handful
-#: of timers does not compact at every cancel, few enough that the suites' short programs
-#: reach the compaction (asyncio's heap uses 100, _MIN_SCHEDULED_TIMER_HANDLES)
-_MIN_SHELLS = 2
-
 
 
 def ceil_div(a: int, b: int) -> int:
@@ -154,27 +160,36 @@ class _WheelBase:
         #: the collector, unique), not the wheel itself, so a pending handle does not refer to
         #: the wheel that holds it -- no cycle, and a dropped wheel is freed by refcounting
         self._token = object()
+        #: the owner of a timer queued for a bucket (``_incoming``): filing sets it to
+        #: ``_token``, so ``cancel`` tells a queued timer from a filed one by its owner
+        self._queue_token = object()
         self._cursor = start // self._tick  #: next tick to process (rule 1)
+        #: a timer due before this tick has no rotations to wait (``_far_for(cursor)``)
+        self._far = self._far_for(self._cursor)
         self._now = start  #: the last now seen (rule 1)
         self._next_seq = 0
         self._pending = 0  #: pending timers == pending() (rule 6's recount in check_invariants)
         self._errors = 0  #: callback errors and rejected submissions (guarded by _errors_lock)
         self._errors_lock = threading.Lock()
-        #: cancelled shells still in a bucket, an upper bound (cancel counts each; a walk that
-        #: drops a shell may count it off; ``_compact`` drops them all and resets it to 0)
-        self._dead = 0
         #: timers scheduled since the last advance, in seq order, not yet in a bucket (their
         #: due tick and rounds are set, for the cursor that is still current):
         #: ``schedule`` only appends here and ``_admit_incoming`` files them all, before the
         #: next tick is processed
         self._incoming: list[Handle] = []
+        self._queued_marked = 0  #: the cancelled shells in ``_incoming``, exactly
         self._custom_window = self._overrides(_WheelBase, "_window_end")
         self._init_buckets()
         #: schedule's inlined path (the default rule-2 step, then the queue that ``_admit``
         #: files with the default placement) applies unless a subclass replaces one of the
         #: steps it stands for
         replaced = self._detect_overrides()
-        self._inline = not (replaced or self._overrides(_WheelBase, "_due_tick_for", "_new_timer"))
+        self._inline = not (replaced or self._overrides(_WheelBase, "_due_tick_for", "_new_timer")
+                            or max_pending is not None)  # rule 5's check: the long way
+
+    def _far_for(self, cursor: int) -> float:
+        """The first due tick a rotation or more from ``cursor``: ``cursor + W`` in a wheel
+        that keeps rounds, never in one that does not (updated whenever the cursor moves)."""
+        return cursor + self._wheel_size if self._keeps_rounds else math.inf
 
     def _overrides(self, base: type, *names: str) -> bool:
         """Whether this wheel's class replaces one of ``base``'s steps ``names``."""
@@ -186,6 +201,8 @@ class _WheelBase:
     #: whether a timer counts the rotations it waits (``_rounds``, set by ``schedule``): the
     #: hashed wheel; the hierarchical one has levels instead
     _keeps_rounds = True
+    #: the class of this wheel's handles
+    _handle_class: type[Handle] = Handle
 
     def _init_buckets(self) -> None:
         raise NotImplementedError
@@ -198,19 +215,28 @@ class _WheelBase:
     def _insert(self, node: Handle) -> None:  # lock held
         raise NotImplementedError
 
-    def _admit(self, nodes: list[Handle]) -> int:  # lock held
-        """File ``nodes`` (timers the inline ``schedule`` queued, in seq order) into their
-        buckets relative to the cursor, with the default steps; return the cancelled shells
-        dropped on the way."""
+    def _admit(self, nodes: list[Handle]) -> None:  # lock held
+        """File ``nodes`` (pending timers the inline ``schedule`` queued, in seq order) into
+        their buckets relative to the cursor, with the default steps; each one's owner
+        becomes ``_token`` (filed)."""
         raise NotImplementedError
 
     def _admit_incoming(self) -> None:  # lock held
         """Move the queued timers into their buckets (the cursor has not moved since they
-        were scheduled: only ``advance`` moves it, and it admits first)."""
+        were scheduled: only ``advance`` moves it, and it admits first); the queue's shells
+        are dropped on the way."""
         nodes = self._incoming
         if nodes:
             self._incoming = []
-            self._dead -= self._admit(nodes)
+            if self._queued_marked:
+                nodes = live_only(nodes)
+                self._queued_marked = 0
+            self._admit(nodes)
+
+    def _mark_shell(self, node: Handle) -> None:  # lock held
+        """``node``, filed in a bucket, was just cancelled: count its shell there (the
+        bucket's ``mark``, which drops the bucket's shells once they pass half of it)."""
+        raise NotImplementedError
 
     def _place_high(self, node: Handle, due: int, delta: int) -> None:  # lock held
         """The hierarchical wheel's default placement on a level >= 1 (the path of its
@@ -255,24 +281,22 @@ class _WheelBase:
         if not callable(callback):
             self._require_callable(callback)
         with self._lock:
-            if not self._inline:
+            if not self._inline:  # a replaced step, or max_pending to check (rule 5)
                 return self._new_timer(deadline, callback)
             # _new_timer with the default steps written out: the hot path, in one frame
-            if self._max_pending is not None and self._pending >= self._max_pending:
-                raise WheelFullError(self._pending, self._max_pending)  # rule 5
             cursor = self._cursor
             tick = self._tick
             due = deadline if tick == 1 else -(-deadline // tick)  # tick 1: no new int
             if due < cursor:
                 due = cursor  # rule 2
-            node = _new_handle(Handle)
-            node._owner = self._token
+            node = _new_handle(self._handle_class)
+            node._owner = self._queue_token  # queued: filing makes it _token
             node._seq = seq = self._next_seq
             node._deadline = deadline
             node._callback = callback
             node._due = due
             # the hashed wheel's rotations left (rule 2's note); the cursor stays until admitted
-            node._rounds = (due - cursor) // self._wheel_size if self._keeps_rounds else 0
+            node._rounds = 0 if due < self._far else (due - cursor) // self._wheel_size
             self._next_seq = seq + 1
             self._pending += 1
             self._incoming.append(node)  # into a bucket at the next advance (_admit_incoming)
@@ -295,8 +319,8 @@ class _WheelBase:
         """A new timer through the overridable steps (``schedule`` inlines the defaults)."""
         if self._max_pending is not None and self._pending >= self._max_pending:
             raise WheelFullError(self._pending, self._max_pending)  # rule 5
-        node = Handle._create(self._token, self._next_seq, deadline, callback,
-                              self._due_tick_for(deadline))
+        node = self._handle_class._create(self._token, self._next_seq, deadline, callback,
+                                          self._due_tick_for(deadline))
         self._next_seq += 1
         self._pending += 1
         self._admit_incoming()  # the timers queued before it go first: buckets stay in seq order
@@ -309,14 +333,25 @@ class _WheelBase:
                 f"cancel() takes a Handle returned by schedule(), not {type(handle).__name__}"
             )
         with self._lock:
-            if handle._owner is not self._token or handle._callback is None:
-                return False  # fired (no owner), another wheel's, or cancelled already
-            handle._callback = None  # rule 4: the whole cancel (the callback is freed now;
-            # the shell goes when its bucket is taken, or at a compaction)
+            owner = handle._owner
+            if handle._callback is None:
+                return False  # cancelled already
+            if owner is self._queue_token:  # still queued for a bucket
+                handle._callback = None  # rule 4: the whole cancel (the callback is freed
+                # now; the shell goes at filing, or once the queue is over half shells)
+                self._pending -= 1
+                marked = self._queued_marked + 1
+                if marked * 2 > len(self._incoming):  # over half shells: drop them
+                    self._incoming = live_only(self._incoming)
+                    marked = 0
+                self._queued_marked = marked
+                return True
+            if owner is not self._token:
+                return False  # fired (no owner) or another wheel's
+            handle._callback = None  # rule 4, for a filed timer: the shell goes when its
+            # bucket is taken, or once its bucket is over half shells
             self._pending -= 1
-            self._dead += 1
-            if self._dead > self._pending and self._dead > _MIN_SHELLS:
-                self._compact()  # over half the entries are shells: drop them all
+            self._mark_shell(handle)
             return True
 
     def advance(self, now: int) -> list[Handle]:
@@ -335,9 +370,8 @@ class _WheelBase:
                 last = self._window_end(last)
             if last >= self._cursor:
                 self._admit_incoming()
-                self._cursor = self._process(self._cursor, last, fired)
-                if self._dead > self._pending and self._dead > _MIN_SHELLS:
-                    self._compact()  # timers fired, shells stayed: over half are shells
+                self._cursor = cursor = self._process(self._cursor, last, fired)
+                self._far = self._far_for(cursor)
         if self._executor is not None and fired:
             self._dispatch(fired)  # outside the lock (rule 3)
         return fired
@@ -403,13 +437,12 @@ class _WheelBase:
         """Every bucket array of the wheel (the subclass's levels)."""
         raise NotImplementedError
 
-    def _compact(self) -> None:  # lock held
-        """Drop every cancelled shell from every bucket: O(entries), once the shells
-        outnumber the pending timers, so O(1) amortized per cancel."""
-        for array in self._arrays():
-            array.compact()
-        self._incoming = [node for node in self._incoming if node._callback is not None]
-        self._dead = 0
+    def stored_entries(self) -> int:
+        """The handles the wheel holds: pending timers and the cancelled shells not yet
+        dropped (in a bucket or queued). specs/wheel.md section 5 bounds it: at most
+        ``2 * pending()`` after every call. O(buckets) -- for tests and checkers."""
+        with self._lock:
+            return sum(array.entries() for array in self._arrays()) + len(self._incoming)
 
     def _linked(self) -> list[Handle]:  # lock held
         """Every pending timer (in a bucket or queued for admission), in no particular
@@ -450,10 +483,11 @@ class _WheelBase:
                 lock_factory=self._lock_factory,
             )
             twin._cursor, twin._now, twin._next_seq = self._cursor, self._now, self._next_seq
+            twin._far = twin._far_for(twin._cursor)
             twin._errors = self.callback_errors()
             for node in sorted(self._linked(), key=lambda n: n._seq):
-                clone = Handle._create(twin._token, node._seq, node._deadline, node._callback,
-                                       node._due)
+                clone = twin._handle_class._create(twin._token, node._seq, node._deadline,
+                                                   node._callback, node._due)
                 twin._pending += 1
                 twin._insert(clone)
             return twin
@@ -468,6 +502,11 @@ class _WheelBase:
             assert self._cursor <= self._now // self._tick + 1, (
                 f"cursor {self._cursor} is past now//tick + 1"
             )
+            assert self._far == self._far_for(self._cursor), (
+                f"the first tick a rotation away is {self._far}, expected "
+                f"{self._far_for(self._cursor)} at cursor {self._cursor}: schedule would set "
+                "wrong rounds"
+            )
             linked = self._check_structure()
             queued = [node for node in self._incoming if node._callback is not None]
             for node in queued:
@@ -479,23 +518,30 @@ class _WheelBase:
                 f"pending() says {self._pending} but {linked + len(queued)} timers are linked "
                 f"({len(queued)} of them queued for a bucket)"
             )
-            shells = (sum(array.check()[1] for array in self._arrays())
-                      + len(self._incoming) - len(queued))
-            assert shells <= self._dead, (
-                f"{shells} cancelled shells are in the buckets but only {self._dead} counted"
+            for array in self._arrays():  # each bucket's shell count, and at most half shells
+                array.check()
+            shells = len(self._incoming) - len(queued)
+            assert shells == self._queued_marked, (
+                f"{shells} cancelled shells are queued for a bucket but {self._queued_marked} "
+                "counted"
             )
-            assert self._dead <= max(self._pending, _MIN_SHELLS), (
-                f"{self._dead} shells counted for {self._pending} pending timers: a compaction "
-                "was due"
+            assert shells * 2 <= len(self._incoming), (
+                f"{shells} of the {len(self._incoming)} timers queued for a bucket are "
+                "cancelled shells: over half, the queue should have been rebuilt without them"
+            )
+            assert all(n._owner is self._queue_token for n in self._incoming), (
+                "a timer queued for a bucket is not owned by the queue token: cancel would "
+                "look for it in a bucket"
             )
 
     def _check_queued(self, node: Handle) -> None:
         """A pending timer queued for a bucket (the subclass adds its rounds check)."""
-        self._check_node(node)
+        self._check_node(node, queued=True)
 
-    def _check_node(self, node: Handle) -> None:
-        assert node._owner is self._token and node._callback is not None, (
-            f"{node!r} is linked but not live"
+    def _check_node(self, node: Handle, *, queued: bool = False) -> None:
+        owner = self._queue_token if queued else self._token
+        assert node._owner is owner and node._callback is not None, (
+            f"{node!r} is {'queued for a bucket' if queued else 'linked'} but not live"
         )
         assert node._due >= self._cursor, f"{node!r} is linked behind the cursor {self._cursor}"
         assert node._due >= ceil_div(node._deadline, self._tick), f"{node!r} is due too early"

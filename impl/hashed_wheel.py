@@ -3,7 +3,7 @@
 Data structure. ``wheel_size`` buckets, each a plain list of handles (see ``_wheel_common``:
 no handle references a container or another handle, so a fired or cancelled timer is freed by
 reference counting alone; a cancel drops the callback at once and leaves the handle in its
-bucket as a *cancelled shell* until the bucket is next taken or the wheel compacts). A timer
+bucket as a *cancelled shell* until the bucket is next taken or is over half shells). A timer
 with due tick ``d`` (rule 2) sits in bucket ``d % W`` with ``rounds == (d - cursor) // W``:
 the seed's ``remainingRounds``, stored explicitly and decremented each time the cursor visits
 its bucket.
@@ -23,7 +23,9 @@ it.
 
 Costs against "Costs": ``schedule``/``cancel`` O(1) (an append to the queue the next
 ``advance`` files, ``_admit``: O(1) per timer there; a state change through the handle, plus
-the amortized O(1) compaction; the occupancy byte flips when a bucket gets its first timer).
+the amortized O(1) rebuild of a bucket over half shells; the occupancy byte flips when a
+bucket gets its first timer). A bucket with no shell and no timer with rounds left (``_later``)
+fires whole: no handle is read to decide.
 A processed tick O(1 + its bucket, cancelled shells included). An ``advance`` over T ticks
 jumps from one non-empty bucket to the next with the occupancy map (``bytearray.find``, a C
 memchr), so it costs O(non-empty buckets visited + timers fired) plus
@@ -58,6 +60,9 @@ class HashedTimingWheel(_WheelBase):
 
     def _init_buckets(self) -> None:
         self._buckets = _BucketArray(self._wheel_size)
+        #: _later[i] >= the timers in bucket i with rounds left (counted when filed; a walk
+        #: of the bucket recounts it): at 0, with no shell counted, the bucket fires whole
+        self._later: list[int] = [0] * self._wheel_size
 
     def _detect_overrides(self) -> bool:
         #: the default re-check is inlined unless a subclass replaces it
@@ -70,26 +75,33 @@ class HashedTimingWheel(_WheelBase):
 
     def _insert(self, node: Handle) -> None:
         node._rounds = self._rounds_for(node._due)
-        self._buckets.append(node._due % self._wheel_size, node)
+        index = node._due % self._wheel_size
+        self._buckets.append(index, node)
+        if node._rounds:
+            self._later[index] += 1
 
-    def _admit(self, nodes: list[Handle]) -> int:
+    def _mark_shell(self, node: Handle) -> None:
+        self._buckets.mark(node._due % self._wheel_size)
+
+    def _admit(self, nodes: list[Handle]) -> None:
         """``_insert`` for each of ``nodes`` with the default steps written out (one pass, no
-        call per node); cancelled shells are dropped and counted."""
+        call per node)."""
         size = self._wheel_size
-        lists, occ = self._buckets.lists, self._buckets.occ
-        dead = 0
+        lists, occ, later = self._buckets.lists, self._buckets.occ, self._later
+        far = self._cursor + size  # a timer due at or after it has rounds left
+        token = self._token
         for node in nodes:
-            if node._callback is None:
-                dead += 1
-                continue
-            index = node._due % size  # its rounds were set by schedule, at this cursor
+            node._owner = token  # filed (queued, it was the queue token's)
+            due = node._due  # its rounds were set by schedule, at this cursor
+            index = due % size
             bucket = lists[index]  # _BucketArray.append, written out (as in the cascade)
             if bucket is None:
                 lists[index] = [node]
                 occ[index] = 1
             else:
                 bucket.append(node)
-        return dead
+            if due >= far:
+                later[index] += 1
 
     def _process(self, first: int, last: int, out: list[Handle]) -> int:
         """Visit the non-empty buckets of ticks first..last in order (bitmap skip), jumping
@@ -142,28 +154,41 @@ class HashedTimingWheel(_WheelBase):
         """The seed's loop body: detach bucket k % W, skip cancelled, re-link rounds > 0."""
         index = k % self._wheel_size
         buckets = self._buckets
+        later = self._later
+        whole = not buckets.marked[index] and not later[index] and self._plain_live
         bucket = buckets.take(index)  # out of the array first: the walk below re-checks
+        if whole:  # no shell, no rounds left (both counted under the lock): all fire
+            for node in bucket:
+                node._owner = None  # fired: rule 3, marked before any callback runs (_fire)
+            out += bucket
+            self._pending -= len(bucket)
+            return
         if not self._plain_live:
             bucket = [node for node in bucket if self._still_live(node)]
         kept: list[Handle] = []
         fire = out.append
         fired = len(out)
+        waiting = 0  # the kept timers with rounds left after this visit
         for node in bucket:
             if node._callback is None:  # _still_live, inlined: a cancelled shell, dropped
-                self._dead -= 1
-            elif node._rounds:
-                node._rounds -= 1
+                continue
+            rounds = node._rounds
+            if rounds:
+                node._rounds = rounds - 1
                 kept.append(node)
+                if rounds > 1:
+                    waiting += 1
             else:
                 node._owner = None  # fired: rule 3, marked before any callback runs (_fire)
                 fire(node)
+        later[index] = waiting
         if kept:  # re-linked in walk order: the bucket stays in ascending seq
             buckets.lists[index] = kept
             buckets.occ[index] = 1
         self._pending -= len(out) - fired
 
     def _check_queued(self, node: Handle) -> None:
-        self._check_node(node)
+        self._check_node(node, queued=True)
         self._check_rounds(node)
 
     def _check_rounds(self, node: Handle) -> None:
@@ -178,6 +203,11 @@ class HashedTimingWheel(_WheelBase):
     def _check_structure(self) -> int:
         linked = self._buckets.check()[0]
         for index in range(self._wheel_size):
+            waiting = sum(1 for node in self._buckets.iter_bucket(index) if node._rounds)
+            assert waiting <= self._later[index], (
+                f"bucket {index} holds {waiting} timers with rounds left but counts "
+                f"{self._later[index]}: it would fire whole too early"
+            )
             previous = -1
             for node in self._buckets.iter_bucket(index):
                 self._check_node(node)

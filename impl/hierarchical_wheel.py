@@ -27,7 +27,8 @@ of each due tick in every bucket).
 
 Costs. ``schedule``/``cancel`` O(1) (an append to the queue the next ``advance`` files,
 ``_admit``, where the level choice is O(levels) = O(log_B delay); cancel is a state change,
-plus the amortized O(1) compaction). A tick costs O(1 + its bucket + the nodes
+plus the amortized O(1) rebuild of a bucket over half shells; the handle's level, the
+``_rounds`` slot of a ``LevelHandle``, says which bucket). A tick costs O(1 + its bucket + the nodes
 cascaded at it, cancelled shells included), and a cascade from level ``l`` also puts back the
 occupied buckets of the levels below it (at most ``B`` each, once per ``B**l`` ticks: O(1)
 amortized per tick); each timer is cascaded at most once per level, so a timer costs
@@ -45,7 +46,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from schedcheck.impl._wheel_buckets import _BucketArray
+from schedcheck.impl._wheel_buckets import LevelHandle, _BucketArray
 from schedcheck.impl._wheel_common import Handle, _WheelBase, ceil_div
 
 __all__ = ["HierarchicalTimingWheel"]
@@ -56,6 +57,7 @@ class HierarchicalTimingWheel(_WheelBase):
     max_pending=None, executor=None, lock_factory=threading.Lock)``."""
 
     _keeps_rounds = False  # levels instead of rounds
+    _handle_class = LevelHandle  # its handles carry the level they are filed on
 
     def _init_buckets(self) -> None:
         self._base = max(2, self._wheel_size)
@@ -78,19 +80,27 @@ class HierarchicalTimingWheel(_WheelBase):
                 self._spans.append(self._spans[-1] * self._base)
         return level
 
-    def _place(self, node: Handle, cursor: int) -> None:
+    def _place(self, node: Any, cursor: int) -> None:
         due = node._due
         if self._plain_place and due - cursor < self._base:  # level 0 (the cascades' hot path)
+            node._level = 0
             self._levels[0].append(due % self._base, node)
             return
         level = self._level_for(due - cursor)
+        node._level = level
         self._levels[level].append((due // self._spans[level]) % self._base, node)
 
     def _insert(self, node: Handle) -> None:
-        node._rounds = 0  # no rounds here: levels instead
         self._place(node, self._cursor)
 
-    def _place_high(self, node: Handle, due: int, delta: int) -> None:
+    def _bucket_of(self, level: int, due: int) -> int:
+        return (due if level == 0 else due // self._spans[level]) % self._base
+
+    def _mark_shell(self, node: Any) -> None:
+        level = node._level
+        self._levels[level].mark(self._bucket_of(level, node._due))
+
+    def _place_high(self, node: Any, due: int, delta: int) -> None:
         """``_place`` with the default steps written out, for a timer ``delta >= B`` ticks
         away (schedule's and the cascades' path to a level >= 1: no call but the append)."""
         levels, spans, base = self._levels, self._spans, self._base
@@ -99,6 +109,7 @@ class HierarchicalTimingWheel(_WheelBase):
             to += 1
         if to == len(levels):
             to = self._level_for(delta)  # adds the levels it needs
+        node._level = to
         levels[to].append((due // spans[to]) % base, node)
 
     def _next_event(self, k: int) -> int | None:
@@ -142,10 +153,10 @@ class HierarchicalTimingWheel(_WheelBase):
         array1, array2 = levels[min(1, top)], levels[min(2, top)]
         return array1.lists, array1.occ, end1, array2.lists, array2.occ, end2
 
-    def _place_all(self, nodes: list[Handle], cursor: int) -> int:
+    def _place_all(self, nodes: list[Any], cursor: int) -> None:
         """``_still_live`` and ``_place(node, cursor)`` for each of ``nodes`` with the default
         steps written out (one pass; no call per node, except to place one on level 3 or
-        higher); return the cancelled shells dropped. A cascade re-places a slot's nodes,
+        higher); cancelled shells are dropped. A cascade re-places a slot's nodes,
         ``_admit`` the timers ``schedule`` queued (with 64 buckets a level, levels 0 to 2
         cover 262,144 ticks: almost every timer is filed inline). A cascade's caller has
         swapped the lower levels' buckets out, so this only appends."""
@@ -154,19 +165,22 @@ class HierarchicalTimingWheel(_WheelBase):
         lists0, occ0 = levels[0].lists, levels[0].occ
         known = len(levels)
         lists1, occ1, end1, lists2, occ2, end2 = self._inline_levels()
-        dead = 0
+        token = self._token
         for node in nodes:
             if node._callback is None:  # a cancelled shell, dropped here
-                dead += 1
                 continue
+            node._owner = token  # filed (a queued timer is the queue token's)
             due = node._due
             delta = due - cursor
             if delta < base:
                 lists, occ, i = lists0, occ0, due % base
+                node._level = 0
             elif delta < end1:
                 lists, occ, i = lists1, occ1, (due // base) % base
+                node._level = 1
             elif delta < end2:
                 lists, occ, i = lists2, occ2, (due // end1) % base
+                node._level = 2
             else:
                 self._place_high(node, due, delta)
                 if len(levels) != known:  # it added levels: file the next timers inline too
@@ -179,10 +193,9 @@ class HierarchicalTimingWheel(_WheelBase):
                 occ[i] = 1
             else:
                 bucket.append(node)
-        return dead
 
-    def _admit(self, nodes: list[Handle]) -> int:
-        return self._place_all(nodes, self._cursor)
+    def _admit(self, nodes: list[Handle]) -> None:
+        self._place_all(nodes, self._cursor)
 
     def _cascade(self, k: int) -> None:
         """Re-place, for every level ``l >= 1`` whose slot starts at ``k`` (lowest first), that
@@ -202,33 +215,34 @@ class HierarchicalTimingWheel(_WheelBase):
             below = levels[:level]
             taken = [lower.swap_out() for lower in below]
             if self._plain_place and self._plain_live:
-                self._dead -= self._place_all(nodes, k)
+                self._place_all(nodes, k)
             else:
                 place = self._place
                 for node in nodes:
                     if self._still_live(node):
                         place(node, k)
-            for lower, (lists, occ) in zip(below, taken):
-                lower.put_behind(lists, occ)
+            for lower, (lists, occ, marked) in zip(below, taken):
+                lower.put_behind(lists, occ, marked)
 
     def _process_tick(self, k: int, out: list[Handle]) -> None:
         if k % self._base == 0:  # only then can a slot of a level >= 1 start
             self._cascade(k)
-        due = self._levels[0].take(k % self._base)  # out of the array first, then re-checked
-        if self._plain_live:  # _still_live, inlined
-            taken = len(due)
-            due = [n for n in due if n._callback is not None]
-            self._dead -= taken - len(due)  # the cancelled shells dropped here
-        else:
+        level0 = self._levels[0]
+        index = k % self._base
+        shells = level0.marked[index]  # counted under the lock: 0 means none to re-check
+        due = level0.take(index)  # out of the array first, then re-checked
+        if not self._plain_live:
             due = [n for n in due if self._still_live(n)]
+        elif shells:  # _still_live, inlined
+            due = [n for n in due if n._callback is not None]
         for node in due:  # all due at k, in seq order (_cascade); WI6: level 0 holds delta < B
             node._owner = None  # fired: rule 3, marked before any callback runs (_fire)
         out.extend(due)
         self._pending -= len(due)
 
     def _check_queued(self, node: Handle) -> None:
-        self._check_node(node)
-        assert node._rounds == 0, f"{node!r} has rounds in a hierarchical wheel"
+        self._check_node(node, queued=True)
+        assert node.rounds == 0, f"{node!r} has rounds in a hierarchical wheel"
 
     def _arrays(self) -> list[_BucketArray]:
         return self._levels
@@ -250,7 +264,12 @@ class HierarchicalTimingWheel(_WheelBase):
                     last_seq[node._due] = node._seq
                     slot = node._due // span
                     assert slot % self._base == index, f"{node!r} in wrong bucket {index}"
-                    assert node._rounds == 0, f"{node!r} has rounds in a hierarchical wheel"
+                    assert node.rounds == 0, f"{node!r} has rounds in a hierarchical wheel"
+                    assert getattr(node, "_level", None) == level, (
+                        f"{node!r} is filed on level {level} but says level "
+                        f"{getattr(node, '_level', None)}: cancel would count its shell in "
+                        "another bucket"
+                    )
                     if level == 0:
                         assert node._due - c < self._base, f"{node!r} too far for level 0"
                     else:

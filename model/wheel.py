@@ -151,6 +151,10 @@ class TimingWheel:
     """``TimingWheel(tick, wheel_size, *, start=0, max_catchup_ticks=None, max_pending=None,
     executor=None)`` -- the contract's wheel, with ``wheel_size`` only validated."""
 
+    #: The model keeps every handle it made (``_handles``, by seq) and is not held to the
+    #: Costs section's memory bound; the harness reads this (``harness.wheel_memory``).
+    keeps_every_timer = True
+
     def __init__(
         self,
         tick: int,

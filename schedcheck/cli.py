@@ -29,9 +29,12 @@ counterexample was found (a mutant survived, a lemma failed); 2 the target or th
 unusable -- the message shows the target as given and the accepted forms -- or a part of
 schedcheck the command needs is not in this build (never reported as a pass).
 
-Output: progress (examples, steps, failures so far) on stderr with rich while a suite runs,
-only when stderr is a terminal; the report card on stdout; with ``--json`` stdout carries only
-the machine-readable report. The ``--out`` folder is described in ``schedcheck.report.writer``.
+Output: progress on stderr -- a line as each stage starts, a rich bar (examples, steps,
+failures so far, elapsed) while a suite runs on a terminal, and, whenever nothing was printed
+for 3 s, a ``still running: ...`` line naming the stage, its counts, its elapsed time and budget
+(``schedcheck.progress``; plain lines when stderr is not a terminal) -- the report card on
+stdout; with ``--json`` stdout carries only the machine-readable report. The ``--out`` folder
+is described in ``schedcheck.report.writer``.
 """
 
 from __future__ import annotations
@@ -155,17 +158,17 @@ def cmd_check(args: argparse.Namespace) -> int:
     # Always a seed, so that the report's "search again" command reproduces this very run.
     seed = args.seed if args.seed is not None else random.randrange(1 << 32)
     logs = pipeline.LogCapture()
+    budget = _budget(args)
     try:
-        with logs:
+        with logs, _ticker(say, show_progress, budget=budget) as ticker:
             result = pipeline.check(
                 system, target.factory, target_name=args.target, examples=args.examples,
                 seed=seed, profile=args.profile, shrink=not args.no_shrink,
-                budget=_budget(args),
+                budget=budget,
                 tolerance=args.tolerance, cost=not args.no_cost, rounds=args.threads,
                 stress=args.threads, total=args.examples,
-                bar=lambda label, total: progress_display(label, total, show_progress),
-                status=say, levels=True, level=args.level, first=args.first,
-                step_seconds=args.step_seconds)
+                bar=ticker.bar, status=ticker.say, levels=True, level=args.level,
+                first=args.first, step_seconds=args.step_seconds)
     except pipeline.Unusable as exc:
         return _unusable(f"target {args.target!r} is unusable: {exc}")
     except SchedcheckInternalError as exc:
@@ -240,10 +243,10 @@ def cmd_zoo(args: argparse.Namespace) -> int:
     terminal = not args.json and sys.stderr.isatty()
     logs = LogCapture()
     try:
-        with logs:
+        with logs, _ticker(_status_printer(terminal), terminal) as ticker:
             rows = run_zoo(only=args.only or None, system=args.system, examples=args.examples,
-                           seed=args.seed, status=_status_printer(terminal),
-                           each=_detail_printer(terminal), shrink=args.shrink)
+                           seed=args.seed, status=ticker.say, each=ticker.detail,
+                           shrink=args.shrink, bar=ticker.bar)
     except KeyError as exc:
         return _unusable(str(exc.args[0]) if exc.args else str(exc))
     except SchedcheckInternalError as exc:
@@ -294,6 +297,19 @@ def _status_printer(terminal: bool) -> Callable[[str], None]:
     return status
 
 
+def _ticker(write: Callable[[str], None], terminal: bool,
+            budget: float | None = None) -> Any:
+    """The heartbeat (``schedcheck.progress.Ticker``) of a command: its status lines go to
+    ``write``; on a terminal each stage also gets a rich bar."""
+    from schedcheck.progress import Ticker
+
+    def bar(label: str, total: int | None) -> Any:
+        shown = f"{label} (budget {budget:g} s)" if budget is not None else label
+        return progress_display(shown, total, True)
+
+    return Ticker(write, inner=bar if terminal else None, budget=budget)
+
+
 def _detail_printer(terminal: bool) -> Callable[[str], None] | None:
     """One line per item inside a phase (a mutant, a lemma): on a terminal only."""
     if not terminal:
@@ -320,13 +336,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from schedcheck.verify import run_verify
 
     try:
-        report = run_verify(Path(args.out), examples=args.examples,
-                            zoo_examples=args.zoo_examples, seed=args.seed,
-                            status=say, detail=_detail_printer(show_progress),
-                            progress_factory=(lambda label, total: progress_display(
-                                label, total, show_progress)),
-                            skip=set(args.skip or ()), zoo_only=args.zoo_only,
-                            shrink_showcase=not args.no_shrink)
+        with _ticker(say, show_progress) as ticker:
+            report = run_verify(Path(args.out), examples=args.examples,
+                                zoo_examples=args.zoo_examples, seed=args.seed,
+                                status=ticker.say, detail=ticker.detail,
+                                progress_factory=ticker.bar,
+                                skip=set(args.skip or ()), zoo_only=args.zoo_only,
+                                shrink_showcase=not args.no_shrink)
     except KeyError as exc:
         return _unusable(str(exc.args[0]) if exc.args else str(exc))
     except SchedcheckInternalError as exc:

@@ -153,6 +153,55 @@ def replay(campaign: Campaign, folder: str) -> tuple[int, str]:
     return (run.returncode if run.returncode in (FOUND, NOTHING) else UNUSABLE), text
 
 
+#: How often a campaign prints what its workers tried so far (seconds).
+STATUS_SECONDS = 2.5
+#: The line a worker prints to its log now and then: ``STATUS_PREFIX key=value ...``.
+STATUS_PREFIX = "schedcheck-fuzz-status"
+
+
+def worker_status(log: Path) -> dict[str, int]:
+    """The counts of the last status line in a worker's log ({} when there is none yet)."""
+    try:
+        with open(log, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - 16_384))
+            tail = f.read().decode("utf-8", "replace")
+    except OSError:
+        return {}
+    lines = [ln for ln in tail.splitlines() if ln.startswith(STATUS_PREFIX)]
+    if not lines:
+        return {}
+    counts: dict[str, int] = {}
+    for field in lines[-1].split()[1:]:
+        key, _, value = field.partition("=")
+        if value.isdigit():
+            counts[key] = int(value)
+    return counts
+
+
+def tried_text(campaign: Campaign) -> str:
+    """What the workers report having tried, summed: examples, distinct programs (HypoFuzz's
+    behaviours) and coverage (HypoFuzz's branch fingerprints); suite runs for the hypothesis
+    engine."""
+    total: dict[str, int] = {}
+    for log in sorted(campaign.out.glob("worker-*.log")):
+        for key, value in worker_status(log).items():
+            total[key] = total.get(key, 0) + value
+    if not total:
+        return "no worker has reported yet"
+    names = {"examples": "examples", "behaviours": "distinct behaviours (programs)",
+             "fingerprints": "coverage fingerprints", "runs": "suite runs"}
+    text = ", ".join(f"{total[k]:,} {label}" for k, label in names.items() if total.get(k))
+    if "behaviours" in total and not (total["behaviours"] or total["fingerprints"]):
+        text = (text or "0 examples") + " (HypoFuzz has reported no coverage yet)"
+    return text or "nothing yet"
+
+
+def _status_line(**counts: int) -> None:
+    sys.stdout.write(STATUS_PREFIX + "".join(f" {k}={v}" for k, v in counts.items()) + "\n")
+    sys.stdout.flush()
+
+
 def _stop(procs: Sequence[subprocess.Popen[bytes]]) -> None:
     for proc in procs:
         if proc.poll() is None:
@@ -171,6 +220,7 @@ def run_campaign(campaign: Campaign, *, say: Callable[[str], None] = print) -> i
     say(f"campaign: {campaign.system} {campaign.target}, database {campaign.database}, "
         f"{campaign.workers} {campaign.engine} worker(s), budget "
         + (f"{campaign.budget:g} s" if campaign.budget is not None else "until a failure"))
+    say("replaying the examples the database already holds for this target")
     first, text = replay(campaign, "report")
     if first == FOUND:
         say("the database already holds a failure of this target (found by another worker or "
@@ -192,6 +242,9 @@ def run_campaign(campaign: Campaign, *, say: Callable[[str], None] = print) -> i
                  *campaign.pytest_args()],
                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
             log.close()
+        say(f"searching with {campaign.workers} {campaign.engine} worker(s); what they tried "
+            f"comes every {STATUS_SECONDS:g} s (their logs: {campaign.out}/worker-*.log)")
+        last_status = started
         while True:
             codes = [p.poll() for p in procs]
             if FOUND in codes:
@@ -202,6 +255,11 @@ def run_campaign(campaign: Campaign, *, say: Callable[[str], None] = print) -> i
             if campaign.budget is not None and time.monotonic() - started > campaign.budget:
                 break
             time.sleep(POLL_SECONDS)
+            if time.monotonic() - last_status >= STATUS_SECONDS:
+                last_status = time.monotonic()
+                say(f"searching: {last_status - started:.0f} s"
+                    + (f" of {campaign.budget:g} s" if campaign.budget is not None else "")
+                    + f", {campaign.workers} worker(s): {tried_text(campaign)}")
     except KeyboardInterrupt:
         say("interrupted: stopping the workers, then the report of what was saved")
     finally:
@@ -213,7 +271,8 @@ def run_campaign(campaign: Campaign, *, say: Callable[[str], None] = print) -> i
     elif any(c not in (FOUND, NOTHING, -signal.SIGTERM, -signal.SIGKILL) for c in codes):
         say(f"a worker stopped with status {codes}; see {campaign.out}/worker-*.log")
     else:
-        say(f"no failure found in {seconds:.0f} s")
+        say(f"no failure found in {seconds:.0f} s; tried {tried_text(campaign)}")
+    say("the report: replaying what was saved")
     status, text = replay(campaign, "report")
     sys.stdout.write(text)
     return status
@@ -267,11 +326,14 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                         workers=args.workers, budget=args.budget, tolerance=args.tolerance,
                         engine=engine, out=Path(args.out))
 
-    def say(line: str) -> None:
+    def write(line: str) -> None:
         sys.stderr.write(f"{line}\n")
         sys.stderr.flush()
 
-    return run_campaign(campaign, say=say)
+    from schedcheck.progress import Ticker
+
+    with Ticker(write) as ticker:  # the replays run pytest: a line at least every 3 s
+        return run_campaign(campaign, say=ticker.say)
 
 
 def add_command(sub: Any) -> None:
@@ -363,8 +425,12 @@ def _hypofuzz_worker(pytest_args: list[str]) -> int:
     worker = FuzzWorker(pytest_args=pytest_args, shared_state=state)
 
     def watch() -> None:
+        reported = time.monotonic()
         while True:
             time.sleep(POLL_SECONDS)
+            if time.monotonic() - reported >= STATUS_SECONDS / 2:
+                reported = time.monotonic()
+                _hypofuzz_status(list(worker.targets.values()))
             for target in list(worker.targets.values()):
                 # fetch() waits for HypoFuzz's background writes
                 if target.has_found_failure and list(
@@ -378,13 +444,34 @@ def _hypofuzz_worker(pytest_args: list[str]) -> int:
     return NOTHING
 
 
+def _hypofuzz_status(targets: list[Any]) -> None:
+    """One status line: the inputs HypoFuzz ran, its distinct behaviours and its coverage
+    fingerprints, summed over the targets (its provider's counters; skipped when this
+    HypoFuzz lacks them)."""
+    examples = behaviours = fingerprints = 0
+    for target in targets:
+        provider = getattr(target, "provider", None)
+        corpus = getattr(provider, "corpus", None)
+        try:
+            examples += int(getattr(provider, "ninputs", 0) or 0)
+            if corpus is not None:
+                behaviours += len(corpus.behavior_counts)
+                fingerprints += len(corpus.fingerprints)
+        except (AttributeError, TypeError):
+            continue
+    _status_line(examples=examples, behaviours=behaviours, fingerprints=fingerprints)
+
+
 def _hypothesis_worker(pytest_args: list[str]) -> int:
     """The suite under pytest again and again (each run replays the database first, then
     generates new examples), until one fails."""
     env = {**os.environ, "SCHEDCHECK_PROFILE": os.environ.get("SCHEDCHECK_PROFILE", "thorough")}
+    runs = 0
     while True:
         code = subprocess.run([sys.executable, "-m", "pytest", *pytest_args], env=env,
                               check=False).returncode
+        runs += 1
+        _status_line(runs=runs)
         if code != NOTHING:
             return FOUND if code == FOUND else UNUSABLE
 

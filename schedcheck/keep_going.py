@@ -4,15 +4,21 @@ A differential run stops at its first counterexample, so a target with two indep
 shows one, and every clause behind it looks unreached. :func:`keep_going` runs a suite again
 and again: each round sets aside the oracles of the clauses already broken
 (``SuiteMachine.set_aside``: a divergence of one of them is no counterexample -- the machine
-goes on when its bookkeeping follows the target's own answers, else that example ends as
-invalid), so the next round finds the next broken clause, shrunk on its own. It stops when a
-round finds nothing new, or at ``max_rounds``.
+goes on from the target's own answers where the contract defines the resulting state --
+the scheduler's contract level adopts the states the target reports, the wheel's tolerance
+mode follows the target's firings -- else that example ends as invalid), so the next round
+finds the next broken clause, shrunk on its own. It stops when a round finds nothing new, when
+the time budget is spent, or at ``max_rounds`` if one is given; without one the rounds are
+bounded by the clause table (each round sets aside a clause no earlier round did).
 
 The merged result has one counterexample per broken clause (``RunResult.counterexamples``, in
 the order found; ``counterexample`` is the first), and each clause's verdict and reason:
 a clause that broke in any example of any round is broken (a round that did not shrink it
-keeps the first failing run it saw); a clause no round reached is "not reached", saying
-whether the rounds ran out.
+keeps the first failing run it saw); a clause counts as exercised (and so "held") only by
+the checks of the last round -- the one run after the last set-aside, with every clause broken
+so far out of the way -- so a clause an earlier round reached only on the way to a bug it then
+stopped at is "not reached" unless the last round reaches it again; a clause no round reached
+is "not reached", saying whether the rounds ran out.
 """
 
 from __future__ import annotations
@@ -25,18 +31,19 @@ __all__ = ["MAX_ROUNDS", "keep_going", "merge_rounds"]
 
 #: Why a clause behind the first counterexample was not reached, when asked to stop there.
 STOPPED_FIRST = "not reached: the check stopped at its first counterexample (--first)"
-#: The most suite runs one level makes (a clause broken per round, then a clean round).
+#: The most suite runs one level makes when asked for a cap (``max_rounds``); by default the
+#: rounds go on while the budget lasts, bounded by the clause table.
 MAX_ROUNDS = 6
 
 Round = Callable[[frozenset[str]], RunResult]
 
 
 def keep_going(run: Round, *, set_aside: frozenset[str] = frozenset(),
-               max_rounds: int = MAX_ROUNDS,
+               max_rounds: int | None = None,
                spent: Callable[[], bool] = lambda: False, first: bool = False) -> RunResult:
     """``run(set_aside)`` -> one round's RunResult, until a round finds no counterexample
-    (or ``max_rounds``, or ``spent()``: the time budget is used up; ``first``: after the first
-    counterexample); the rounds merged by :func:`merge_rounds`."""
+    (or ``max_rounds`` when given, or ``spent()``: the time budget is used up; ``first``:
+    after the first counterexample); the rounds merged by :func:`merge_rounds`."""
     aside = set(set_aside)
     rounds: list[RunResult] = []
     while True:
@@ -50,7 +57,7 @@ def keep_going(run: Round, *, set_aside: frozenset[str] = frozenset(),
         aside.add(cx.clause)
         if first:
             return merge_rounds(rounds, set_aside, stopped=STOPPED_FIRST)
-        if len(rounds) >= max_rounds:
+        if max_rounds is not None and len(rounds) >= max_rounds:
             return merge_rounds(rounds, set_aside, out_of_rounds=True)
         if spent():
             return merge_rounds(rounds, set_aside, out_of_time=True)
@@ -59,8 +66,9 @@ def keep_going(run: Round, *, set_aside: frozenset[str] = frozenset(),
 def merge_rounds(rounds: list[RunResult], set_aside: frozenset[str] = frozenset(), *,
                  out_of_rounds: bool = False, out_of_time: bool = False,
                  stopped: str = "") -> RunResult:
-    """One RunResult from the rounds of :func:`keep_going`: counts of the largest round, a
-    clause broken if any round broke it, one counterexample per broken clause."""
+    """One RunResult from the rounds of :func:`keep_going`: the clauses' exercise counts of
+    the last round (run after the last set-aside), a clause broken if any round broke it, one
+    counterexample per broken clause."""
     first = rounds[0]
     merged = RunResult.fresh(first.system, first.target)
     merged.seed = first.seed
@@ -75,12 +83,17 @@ def merge_rounds(rounds: list[RunResult], set_aside: frozenset[str] = frozenset(
         for what in part.unsupported:
             if what not in merged.unsupported:
                 merged.unsupported.append(what)
+    last = rounds[-1]
     for cid, stat in merged.stats.items():
         stats = [part.stats[cid] for part in rounds]
-        stat.exercised = max(s.exercised for s in stats)
+        # exercised after the last set-aside: the last round's checks alone
+        stat.exercised = last.stats[cid].exercised
+        if len(rounds) > 1 and not stat.exercised and any(s.exercised for s in stats):
+            stat.why = ("not reached after the last set-aside: only an earlier run, which "
+                        "stopped at a clause broken since, reached it")
         stat.supported = all(s.supported for s in stats)
         stat.missing = next((s.missing for s in stats if s.missing), "")
-        stat.why = next((s.why for s in stats if s.why), "")
+        stat.why = stat.why or next((s.why for s in stats if s.why), "")
         stat.verdict_override = stats[-1].verdict_override
         stat.broken = any(s.broken for s in stats)
     shrunk: dict[str, Counterexample] = {}

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from schedcheck.harness.result import BROKEN, HELD, UNKNOWN, RunResult
+from schedcheck.progress import time_note, timed
 from schedcheck.systems import System, get
 
 __all__ = [
@@ -94,6 +95,8 @@ def check(
     level: str | None = None,
     step_seconds: float | None = None,
     first: bool = False,
+    hunt_first: bool = False,
+    stress_seconds: float | None = None,
 ) -> RunResult:
     """Run the chosen stages against ``factory`` and return one RunResult.
 
@@ -109,12 +112,15 @@ def check(
     core level and the contract level (only the one named by ``level``), each keep-going
     (``schedcheck.levels``), each round a budgeted search sharing ``budget`` when one is
     given; the scaling clause then runs whenever the contract level is graded and supported.
-    ``first=True`` stops at the first counterexample, every stage included. Raises
+    ``first=True`` stops at the first counterexample, every stage included; ``hunt_first``:
+    see :func:`run_rounds`; ``stress_seconds`` bounds real-thread stress (default: its own
+    deadline). Raises
     :class:`Unusable` when the target cannot be built, ValueError for an unknown system or a
     tolerance mode the system lacks.
     """
     entry = _system(system)
-    show = bar or _no_bar
+    spent: list[tuple[str, float, float | None]] = []
+    show = timed(bar or _no_bar, spent)
     say = status or (lambda line: None)
     label = f"{entry.name} {target_name}".rstrip()
     shown_total = total if total is not None else examples
@@ -155,10 +161,11 @@ def check(
         if result is None:
             result = RunResult.fresh(entry.name, target_name or _name(factory))
         kwargs = {"n": cost_n} if cost_n is not None else {}
-        if suite and levels:  # a target already caught misbehaving: its timed run is guarded
-            _guarded_scaling(entry, factory, result, kwargs)
-        else:
-            fold_scaling(result, run_scaling(entry, factory, **kwargs))
+        with show(f"{label} (scaling clause)", None):
+            if suite and levels:  # a target caught misbehaving: its timed run is guarded
+                _guarded_scaling(entry, factory, result, kwargs)
+            else:
+                fold_scaling(result, run_scaling(entry, factory, **kwargs))
     # graded levels keep going: the rounds run after a counterexample too, its clause set aside
     inexact = tolerance or _declares_inexact(entry, factory)
     if rounds and graded and inexact and result is not None:
@@ -169,7 +176,8 @@ def check(
         with show(f"{label} (concurrent rounds)", shown_total) as progress:
             rounds_result = run_rounds(entry, factory, target_name=target_name,
                                        examples=examples, seed=seed, progress=progress,
-                                       shrink=shrink, set_aside=aside or frozenset())
+                                       shrink=shrink, set_aside=aside or frozenset(),
+                                       hunt_first=hunt_first)
         if result is None:
             result = rounds_result
         else:
@@ -180,13 +188,15 @@ def check(
             result = RunResult.fresh(entry.name, target_name or _name(factory))
         with show(f"{label} (real threads)", None) as progress:
             fold_result(result, run_stress(entry, factory, seed=seed, progress=progress,
-                                           tolerance=inexact))
+                                           tolerance=inexact, seconds=stress_seconds))
     if result is None:
         result = RunResult.fresh(entry.name, target_name or _name(factory))
     if suite and levels:
         from schedcheck.levels import explain_stages
 
         explain_stages(entry, result, cost=cost, rounds=rounds)
+        if spent:
+            result.notes.append(time_note(spent, budget, label))
     return result
 
 
@@ -358,7 +368,7 @@ def _run_machine(
     machine = entry.make_machine(factory, result=result, extra_bases=extra_bases, **options)
     machine.set_aside = frozenset(set_aside)
     if settings is not None:
-        return common.run_suite(machine, result, settings)
+        return common.run_suite(machine, result, settings, reduce=True)
     base = common.suite_settings(examples=examples, profile=profile)
     # no shrink, and no explain (which replays the failure many more times to explain it)
     skipped = (hypothesis.Phase.shrink, hypothesis.Phase.explain)
@@ -404,32 +414,68 @@ def run_rounds(
     progress: Progress | None = None,
     shrink: bool = True,
     set_aside: frozenset[str] = frozenset(),
+    hunt_first: bool = False,
 ) -> RunResult:
     """The concurrent rounds: the suite with the concurrent-round rule mixed in (the system's
     ``round_mixins``), then -- unless that already found a counterexample -- the standalone
     race hunt (``schedcheck.concurrency.hunt``), which also races resubmits and carries sets
     of model states. The linearizability clause and the interleaving point carry the
-    verdict; ``set_aside``: the clauses already broken, whose oracles the rounds set aside."""
+    verdict; ``set_aside``: the clauses already broken, whose oracles the rounds set aside.
+    ``hunt_first`` (the zoo's race entries) runs the hunt first and the suite only if the
+    hunt found nothing: the same two searches, the quick one first (a kill then costs
+    seconds, not the suite's whole example budget)."""
     entry = _system(system)
+    if hunt_first:
+        hunted = _hunt(entry, factory, target_name=target_name, examples=examples, seed=seed,
+                       shrink=shrink, progress=progress)
+        if hunted.counterexample is not None:
+            return hunted
+        result = run_suite(entry, factory, target_name=target_name, examples=examples,
+                           seed=seed, progress=_offset(progress, hunted.examples),
+                           shrink=shrink, extra_bases=entry.round_mixins(),
+                           set_aside=set_aside)
+        fold_result(result, hunted)
+        return result
     result = run_suite(entry, factory, target_name=target_name, examples=examples, seed=seed,
                        progress=progress, shrink=shrink, extra_bases=entry.round_mixins(),
                        set_aside=set_aside)
     if result.counterexample is not None:
         return result
     fold_result(result, _hunt(entry, factory, target_name=target_name, examples=examples,
-                              seed=seed))
+                              seed=seed, shrink=shrink, progress=progress,
+                              offset=result.examples))
     return result
 
 
+def _offset(progress: Progress | None, offset: int) -> Progress | None:
+    if progress is None:
+        return None
+    forward = progress
+
+    def shifted(done: int, steps: int, failures: int) -> None:
+        forward(offset + done, steps, failures)
+
+    return shifted
+
+
 def _hunt(entry: System, factory: Callable[..., Any], *, target_name: str,
-          examples: int | None, seed: int | None) -> RunResult:
+          examples: int | None, seed: int | None, shrink: bool = True,
+          progress: Progress | None = None, offset: int = 0) -> RunResult:
+    """The race hunt as a RunResult; ``progress`` counts on from ``offset`` examples (the
+    suite's, run before it)."""
     from schedcheck.concurrency.hunt import hunt
+    from schedcheck.concurrency.reduce import DEFAULT_SECONDS
     from schedcheck.harness import common
 
     result = RunResult.fresh(entry.name, target_name or _name(factory))
     started = time.perf_counter()
+
+    def hunting(done: int, steps: int, failures: int) -> None:
+        if progress is not None:
+            progress(offset + done, steps, failures)
+
     found = hunt(entry.name, factory, settings=common.suite_settings(examples=examples),
-                 seed=seed)
+                 seed=seed, shrink=shrink, progress=hunting, reduce_seconds=DEFAULT_SECONDS)
     result.seconds = time.perf_counter() - started
     result.seed = seed
     result.examples = found.examples
@@ -444,6 +490,8 @@ def _hunt(entry: System, factory: Callable[..., Any], *, target_name: str,
             f"{cx.clause}: replayed {found.replays}/{found.replays_tried} times with the same "
             "trace" + (" (NONDETERMINISTIC: the controller does not see every switch)"
                        if found.nondeterministic else ""))
+        if found.reduction is not None:
+            result.notes.append(f"{cx.clause}: {found.reduction.text()}")
     return result
 
 
@@ -454,13 +502,18 @@ def run_stress(
     seed: int | None = None,
     progress: Progress | None = None,
     tolerance: bool = False,
+    seconds: float | None = None,
 ) -> Any:
     """Real-thread stress (``schedcheck.concurrency.run_stress``): a StressResult.
-    ``tolerance``: the order in which one ``advance`` fires its timers is not compared."""
+    ``tolerance``: the order in which one ``advance`` fires its timers is not compared;
+    ``seconds`` bounds it (checked between rounds; default: its own deadline)."""
     from schedcheck.concurrency.stress import run_stress as stress
 
-    return stress(_system(system).name, factory, seed=seed, progress=progress,
-                  any_order=tolerance)
+    name = _system(system).name
+    if seconds is None:
+        return stress(name, factory, seed=seed, progress=progress, any_order=tolerance)
+    return stress(name, factory, seed=seed, progress=progress, any_order=tolerance,
+                  deadline_seconds=seconds)
 
 
 def fold_result(into: RunResult, other: Any) -> None:

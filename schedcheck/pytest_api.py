@@ -143,6 +143,8 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str
         fresh = suite_machine(system, factory, name=name, tolerance=tolerance, result=result)
         chosen = self.settings
         try:
+            # Hypothesis's own shrinking here: the delta-debugging pass runs a Hypothesis
+            # test of its own, whose statistics would replace this test's in pytest's report
             run_suite(fresh, result, chosen, keep_database=True)
         except unittest.SkipTest:
             if Phase.generate in chosen.phases:
@@ -193,3 +195,4 @@ def wheel_suite(factory: Callable[..., Any], settings: Any = None, *,
     ``tolerance=True`` checks only the invariants (never early, never twice, never after a
     cancel, never lost), for a wheel whose due ticks differ from the contract's by design."""
     return _suite("wheel", factory, settings, name=name, tolerance=tolerance)
+

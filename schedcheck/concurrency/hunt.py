@@ -11,6 +11,7 @@ blaming the target.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -22,6 +23,7 @@ from hypothesis import strategies as st
 from schedcheck.concurrency.cases import Case, SetupDiverged, build, run_case
 from schedcheck.concurrency.explore import explore
 from schedcheck.concurrency.operations import SCHEDULER, WHEEL, DrawContext, table
+from schedcheck.concurrency.reduce import DEFAULT_SECONDS, Reduction, reduce_bounded
 from schedcheck.concurrency.rounds import (
     Program,
     RoundOutcome,
@@ -150,6 +152,8 @@ class HuntResult:
     replays: int = 0  #: of ``replays_tried``, how many reproduced the same verdict and trace
     replays_tried: int = 0
     nondeterministic: bool = False
+    #: the bounded reduction of the first failing case (``hunt(shrink=False)``)
+    reduction: Reduction | None = None
 
     @property
     def found(self) -> bool:
@@ -220,6 +224,9 @@ def hunt(
     sweep_bound: int = 1,
     sweep_runs: int = 30,
     extra_stages: bool = True,
+    shrink: bool = True,
+    reduce_seconds: float | None = None,
+    progress: Callable[[int, int, int], None] | None = None,
 ) -> HuntResult:
     """Search for a concurrent round the target fails; shrink it; replay it ``replays`` times.
 
@@ -228,6 +235,13 @@ def hunt(
     its small form, and only a target that survives the small stage meets the larger rounds.
     Then (``extra_stages``) one 2 x 3 stage per named stage of the system's operations table
     (the scheduler's "shutdown": lanes that may also call ``close()``).
+
+    ``shrink=False`` skips Hypothesis's shrinking and the re-exploring greedy pass: the first
+    failing case is reduced on its recorded schedule by ``reduce.reduce_bounded`` within
+    ``reduce_seconds`` (default ``reduce.DEFAULT_SECONDS``; ``HuntResult.reduction`` says
+    how far it got). With ``shrink=True`` the greedy pass stops after ``reduce_seconds`` when
+    one is given (by default after its count of runs). ``progress(examples, steps,
+    failures)`` is called after each example and each reduction candidate.
     """
     table(system)  # ValueError naming the systems for an unknown one
     base = settings or hypothesis.settings()
@@ -236,15 +250,38 @@ def hunt(
     plan: list[tuple[int, int, str]] = [(threads, ops, "") for threads, ops in stages]
     if extra_stages:
         plan.extend((2, 3, name) for name in table(system).stages())
+    if not shrink:
+        skipped = (hypothesis.Phase.shrink, hypothesis.Phase.explain)
+        base = hypothesis.settings(base, phases=[p for p in base.phases if p not in skipped])
+    done = 0
+
+    def counted(examples: int, failures: int) -> None:
+        if progress is not None:
+            progress(done + examples, 0, failures)
+
     for threads, ops, stage in plan:
         found = _hunt_stage(system, factory, hypothesis.settings(base, max_examples=per_stage),
-                            threads, ops, seed, sweep_bound, sweep_runs, stage)
+                            threads, ops, seed, sweep_bound, sweep_runs, stage, counted)
         result.examples += found[0]
+        done = result.examples
         if found[1] is not None:
             result.case, result.outcome = found[1]
             break
     if result.case is not None:
-        result.case, result.outcome = reduce_case(factory, result.case, result.outcome)
+        def reducing(tried: int, steps: int) -> None:
+            if progress is not None:
+                progress(done, steps, 1)
+
+        assert result.outcome is not None  # set with the case
+        if shrink:
+            result.case, result.outcome = reduce_case(factory, result.case, result.outcome,
+                                                      seconds=reduce_seconds)
+        else:
+            result.reduction = reduce_bounded(
+                factory, result.case, result.outcome,
+                seconds=DEFAULT_SECONDS if reduce_seconds is None else reduce_seconds,
+                progress=reducing)
+            result.case, result.outcome = result.reduction.case, result.reduction.outcome
         result.replays_tried = replays
         first = result.outcome.run.signature()
         for _ in range(replays):
@@ -278,6 +315,7 @@ def _hunt_stage(
     sweep_bound: int,
     sweep_runs: int,
     stage: str = "",
+    counted: Callable[[int, int], None] | None = None,
 ) -> tuple[int, tuple[Case, RoundOutcome] | None]:
     strategy = table(system).part("cases")(max_threads, max_ops, stage)
     accepted = _accepted_options(system, factory)
@@ -314,6 +352,9 @@ def _hunt_stage(
                 outcome = sweep.failure
         if not outcome.ok:
             failures.append((case, outcome))
+        if counted is not None:
+            counted(examples, len(failures))
+        if not outcome.ok:
             raise AssertionError(explain(outcome))
 
     wrapped = hypothesis.settings(settings, database=None, report_multiple_bugs=False,
@@ -364,16 +405,21 @@ def _candidates(case: Case) -> list[Case]:
 
 
 def reduce_case(factory: Callable[..., Any], case: Case, outcome: RoundOutcome | None,
-                *, budget: int = 2_000) -> tuple[Case, RoundOutcome]:
+                *, budget: int = 2_000,
+                seconds: float | None = None) -> tuple[Case, RoundOutcome]:
     """Greedy deletion after Hypothesis's shrink: drop lanes, operations and preemptions
     while the round still fails (Hypothesis can stop at a local minimum when a deletion
-    shifts later draws)."""
+    shifts later draws). Stops after ``budget`` runs or ``seconds``, keeping the smallest
+    failing case so far."""
     assert outcome is not None
     tried = 0
     improved = True
+    deadline = None if seconds is None else time.monotonic() + seconds
     while improved and tried < budget:
         improved = False
         for candidate in _candidates(case):
+            if deadline is not None and time.monotonic() >= deadline:
+                return case, outcome
             tried += 1
             try:
                 again = run_case(factory, candidate)

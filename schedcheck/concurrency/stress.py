@@ -63,6 +63,8 @@ class StressResult:
     history_text: str = ""  #: the first violating round's history
     seed: int | None = None
     stopped: str = ""  #: why the run stopped early without a verdict (a search out of budget)
+    #: the time budget that ended the run before its operations were done (None: not hit)
+    out_of_time: float | None = None
 
     @property
     def verdict(self) -> str:
@@ -84,8 +86,11 @@ class StressResult:
         verdict = "no violation" if self.ok else f"VIOLATION: {self.violations[0]}"
         unknown = (f"; STOPPED EARLY, linearizability unknown: {self.stopped}"
                    if self.stopped else "")
+        budget = (f", ended by its {self.out_of_time:g} s budget"
+                  if self.out_of_time is not None else "")
         return (f"{self.threads} real threads, {self.operations} operations in {self.rounds} "
-                f"rounds ({self.ops_per_second:,.0f} ops/s checked){unknown}: {verdict}")
+                f"rounds ({self.ops_per_second:,.0f} ops/s checked{budget}){unknown}: "
+                f"{verdict}")
 
     def counterexample(self) -> Counterexample | None:
         if self.ok:
@@ -170,6 +175,7 @@ def _stress(
         state.any_order = True
     while result.operations < operations and result.ok:
         if time.perf_counter() - started > deadline_seconds:
+            result.out_of_time = deadline_seconds
             break
         history = History()
         plans = [state.plan(i, per_round, rng) for i in range(threads)]

@@ -8,10 +8,8 @@ this one re-exports:
 * ``scaling`` -- :func:`measure_scaling` / :class:`ScalingResult`, the ``*-COST`` clauses.
 
 Defined here:
-* :class:`Recorder` -- the trace: a list of :class:`~schedcheck.harness.result.Step`, one per
-  call, with code lines ``name = target.method(k=v)`` and plain words; results get names such
-  as ``claim_0`` or ``h_1`` (:meth:`Recorder.fresh_name`) that later lines reuse (wrap them in
-  :class:`Ref` so they print as the name, not as a value).
+* ``recorder`` -- :class:`Recorder`, the trace: one :class:`~schedcheck.harness.result.Step`
+  per call.
 * :class:`SuiteMachine` -- the base class of both suites' machines. It owns the recorder
   (``self.trace``), the run's :class:`~schedcheck.harness.result.RunResult` (``self.result``),
   clause accounting (:meth:`SuiteMachine.exercise`), comparison (:meth:`SuiteMachine.expect`,
@@ -59,6 +57,7 @@ from schedcheck.harness.outcomes import (
     observe_model,
 )
 from schedcheck.harness.program import Op, Program
+from schedcheck.harness.recorder import Recorder
 from schedcheck.harness.result import Counterexample, RunResult, Step
 from schedcheck.harness.scaling import ScalingResult, ScalingTimeout, measure_scaling
 
@@ -88,66 +87,6 @@ CRASHES = ("raises Hang[", "raises OutOfMemory[")
 
 #: ``progress(examples_done, steps, failures)`` -- called after every example (machine run).
 Progress = Callable[[int, int, int], None]
-
-
-# --------------------------------------------------------------------------------------------
-# The trace
-# --------------------------------------------------------------------------------------------
-
-
-class Recorder:
-    """The steps of one run, in order, with fresh result names per prefix."""
-
-    def __init__(self, setup: str = "") -> None:
-        self.setup = setup
-        self.steps: list[Step] = []
-        self._counters: dict[str, int] = {}
-
-    def fresh_name(self, prefix: str) -> str:
-        """``claim_0``, ``claim_1``, ... (one counter per prefix, like Hypothesis's bundles)."""
-        n = self._counters.get(prefix, 0)
-        self._counters[prefix] = n + 1
-        return f"{prefix}_{n}"
-
-    def add(
-        self,
-        code: str,
-        words: str,
-        *,
-        thread: str | None = None,
-        clause: str | None = None,
-        expected: str = "",
-        actual: str = "",
-        check: str | None = None,
-    ) -> Step:
-        step = Step(
-            index=len(self.steps),
-            code=code,
-            words=words,
-            expected=expected,
-            actual=actual,
-            thread=thread,
-            clause=clause,
-            check=check,
-        )
-        self.steps.append(step)
-        return step
-
-    def program(self) -> str:
-        """The run as text: the setup line, then one line per step; the diverging line carries
-        a comment with both replies."""
-        lines = [self.setup] if self.setup else []
-        for step in self.steps:
-            line = step.code
-            if step.thread:
-                line = f"{line}  # [{step.thread}]"
-            if step.diverged:
-                line = f"{line}  # <-- DIVERGES: model {step.expected}, target {step.actual}"
-            lines.append(line)
-        return "\n".join(lines)
-
-    def __len__(self) -> int:
-        return len(self.steps)
 
 
 # --------------------------------------------------------------------------------------------
@@ -394,10 +333,12 @@ class SuiteMachine(RuleBasedStateMachine):
         *,
         step: Step | None = None,
         snapshot: Mapping[str, Any] | None = None,
+        again: str | None = None,
     ) -> None:
         """Record the counterexample of this run and raise :class:`Divergence`.
 
-        ``step`` (default: the last recorded step) is marked as the diverging one. A clause
+        ``step`` (default: the last recorded step) is marked as the diverging one; ``again``
+        is the replay's test of a breach its reply does not show (``Step.again``). A clause
         in :attr:`set_aside` is no counterexample: the call returns when the machine
         :meth:`can_continue` past it, else the example ends as invalid (``hypothesis.reject``)
         -- either way the other clauses keep being checked.
@@ -413,6 +354,8 @@ class SuiteMachine(RuleBasedStateMachine):
             step = self.trace.steps[-1]
         step.diverged = True
         step.clause = clause
+        if again is not None:
+            step.again = again
         snap = dict(self.snapshot())
         if snapshot:
             snap.update(snapshot)
@@ -424,6 +367,7 @@ class SuiteMachine(RuleBasedStateMachine):
             setup=self.trace.setup,
             seed=self.result.seed,
             snapshot=snap,
+            step_seconds=guard.step_seconds(),
         )
         self.ctx.failed(cx, self.program.ops if self.program is not None else None)
         raise Divergence(
@@ -499,6 +443,7 @@ def run_suite(
     seed: int | None = None,
     keep_database: bool = False,
     context: RunContext | None = None,
+    reduce: bool = False,
 ) -> RunResult:
     """Run ``machine_class`` under ``settings``; fill and return ``result``.
 
@@ -508,7 +453,9 @@ def run_suite(
     used (runs are reproducible from the seed alone) unless ``keep_database`` (the pytest API:
     ``settings.database`` replays earlier failures first and stores new ones, under the
     machine's key); ``seed`` fixes Hypothesis's randomness. ``context`` (a RunContext on
-    ``result``) lets the caller read the failing run's program.
+    ``result``) lets the caller read the failing run's program. ``reduce`` reduces the
+    counterexample by delta debugging over its atomic program (``minimize``), as the budgeted
+    search does.
     """
     ctx = context if context is not None else RunContext(result, progress)
     # A subclass with the same name, module and qualified name: Hypothesis's database key of a
@@ -587,6 +534,10 @@ def run_suite(
         ) from exc
     finally:
         result.seconds += time.perf_counter() - started
+    if reduce and result.counterexample is not None:
+        from schedcheck.harness.minimize import reduce_found
+
+        reduce_found(machine_class, result, ctx.final_program or ctx.last_program)
     return result
 
 

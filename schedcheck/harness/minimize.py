@@ -10,8 +10,10 @@ removed, keeping a removal whenever the replay still breaks the same clause:
    timer, together; a ``ready()`` that claimed that task alone goes with it);
 2. ddmin (Zeller and Hildebrandt's delta debugging) over the steps, down to a program from
    which no single step can be removed, then every contiguous run of steps tried away;
-3. arguments made simpler (a dependency dropped from a submit, a smaller max_concurrency, an
-   option dropped from the wheel's constructor, a raising callback made plain); a dropped
+3. a wheel program's points in time moved towards 0 together (a start offset of -2**41 and
+   the deadlines and nows that follow it), then arguments made simpler (a dependency dropped
+   from a submit, a smaller max_concurrency, an option dropped from the wheel's constructor,
+   a raising callback made plain, every int made smaller: 0, 1, half, one less); a dropped
    dependency is also tried together with the removal of its task, which neither change
    passes alone when the dependency only held its dependent back (a resubmit's new edges);
 4. ids renamed small, in order of first use (``'a'``, ``'b'`` ...); a wheel's handles and
@@ -19,14 +21,16 @@ removed, keeping a removal whenever the replay still breaks the same clause:
 
 The counterexample returned is the last replay's: its code lines, checks and pictures come
 from a real run of the reduced program. Each replay is a plain call sequence (a few
-milliseconds); :data:`MAX_REPLAYS` bounds the work, and :data:`MAX_HUNG_REPLAYS` the replays
-that hang (each waits out the step time limit). Nothing here imports ``schedcheck.impl``.
+milliseconds); :data:`MAX_REPLAYS` and :data:`BUDGET_SECONDS` bound the work, and
+:data:`MAX_HUNG_REPLAYS` the replays that hang (each waits out the step time limit).
+Nothing here imports ``schedcheck.impl``.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
@@ -40,7 +44,8 @@ from schedcheck.harness.common import Divergence, RunContext, SuiteMachine
 from schedcheck.harness.program import Op, TimerName
 from schedcheck.harness.result import Counterexample, RunResult
 
-__all__ = ["MAX_HUNG_REPLAYS", "MAX_REPLAYS", "Minimized", "minimize", "replay"]
+__all__ = ["BUDGET_SECONDS", "MAX_HUNG_REPLAYS", "MAX_REPLAYS", "Minimized", "minimize",
+           "not_minimized", "reduce_found", "replay"]
 
 #: Most replays one minimisation may make (each is one run of a short program).
 MAX_REPLAYS = 3000
@@ -48,6 +53,9 @@ MAX_REPLAYS = 3000
 #: (``guard.STEP_SECONDS``, 10 s), so without a bound a hanging target's reduction could take
 #: hours; after this many it stops, and the counterexample is the shortest reached by then.
 MAX_HUNG_REPLAYS = 6
+#: Seconds one minimisation may spend by default; past it, the shortest program reached so far
+#: is the counterexample (the note says the reduction stopped at its budget).
+BUDGET_SECONDS = 20.0
 #: Programs up to this many steps also get the pass over contiguous runs (O(n^2) replays).
 WINDOW_PASS_MAX = 40
 #: The scheduler suite's alphabet (``sched_fixtures.IDS``), the names ids are renamed to.
@@ -104,7 +112,8 @@ def replay(machine_class: type[SuiteMachine], ops: list[Op]) -> tuple[Counterexa
 class _Search:
     """The reduction of one program against one clause, counting replays."""
 
-    def __init__(self, machine_class: type[SuiteMachine], clause: str) -> None:
+    def __init__(self, machine_class: type[SuiteMachine], clause: str,
+                 budget_seconds: float) -> None:
         self.machine_class = machine_class
         self.clause = clause
         self.replays = 0
@@ -112,11 +121,16 @@ class _Search:
         self.best_program: list[Op] = []
         self.timeouts_before = guard.timeouts()
         self.stopped = ""
+        self.budget = budget_seconds
+        self.ends = time.monotonic() + budget_seconds
 
     def fails(self, ops: list[Op]) -> bool:
         hung = guard.timeouts() - self.timeouts_before
         if self.replays >= MAX_REPLAYS:
             self.stopped = f"stopped at the limit of {MAX_REPLAYS} replays"
+            return False
+        if self.best is not None and time.monotonic() > self.ends:
+            self.stopped = f"stopped at its time budget of {self.budget:g} s"
             return False
         if hung >= MAX_HUNG_REPLAYS:
             self.stopped = (f"stopped after {hung} replays that hung (each waits out the "
@@ -249,6 +263,101 @@ def _simpler(op: Op) -> Iterator[Op]:
                                                    if k != key}))
     elif op.name == "_schedule" and len(op.args) >= 2 and op.args[1] is True:
         yield replace(op, args=(op.args[0], False, *op.args[2:]))
+    yield from _smaller_numbers(op)
+
+
+def _smaller(value: int) -> list[int]:
+    """Candidates for an int, simplest first: 0, 1, then halfway and one step towards 0."""
+    if value in (0, 1):
+        return [0] if value == 1 else []
+    out = [0, 1, value // 2 if value > 0 else -(-value // 2), value - 1 if value > 0 else value + 1]
+    return [c for c in dict.fromkeys(out) if abs(c) < abs(value) or (c == 1 and value < 0)]
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _words_with(words: Any, old: int, new: int) -> Any:
+    """The op's words with the number it changed told as the new one."""
+    if not isinstance(words, str):
+        return words
+    return re.sub(rf"(?<![\w.-]){re.escape(str(old))}(?![\w.])", str(new), words)
+
+
+def _smaller_numbers(op: Op) -> Iterator[Op]:
+    """The op with one int argument made smaller (positional, keyword, or in the wheel
+    constructor's options): offsets, deadlines, delays, sizes towards 0."""
+    for i, arg in enumerate(op.args):
+        if _is_number(arg) and not (op.name == "_build" and i < 2 and arg <= 1):
+            for c in _smaller(arg):
+                if op.name == "_build" and i < 2 and c < 1:
+                    continue  # a tick or a size of 0 is a malformed-argument case of its own
+                kwargs = {k: _words_with(v, arg, c) if k == "words" else v
+                          for k, v in op.kwargs.items()}
+                yield replace(op, args=(*op.args[:i], c, *op.args[i + 1:]), kwargs=kwargs)
+        elif isinstance(arg, dict):
+            for key, v in arg.items():
+                if _is_number(v):
+                    for c in _smaller(v):
+                        yield replace(op, args=(*op.args[:i], {**arg, key: c},
+                                                *op.args[i + 1:]))
+    for key, v in op.kwargs.items():
+        if _is_number(v):
+            for c in _smaller(v):
+                yield replace(op, kwargs={**op.kwargs, key: c})
+
+
+#: The wheel ops whose first argument is a point in time (``_schedule`` only when it is a
+#: deadline, not a delay), and the constructor option that is one.
+_TIME_OPS = ("_advance",)
+_TIME_OPTION = "start"
+
+
+def _time_index(op: Op) -> int | None:
+    if op.name in _TIME_OPS and op.args and _is_number(op.args[0]):
+        return 0
+    if (op.name == "_schedule" and op.args and _is_number(op.args[0])
+            and not op.kwargs.get("after", False)):
+        return 0
+    return None
+
+
+def _shifted(ops: list[Op], by: int) -> list[Op]:
+    """Every point in time of a wheel program moved by ``-by`` together (the start option,
+    each deadline, each now): the same story, told nearer 0."""
+    out = []
+    for op in ops:
+        i = _time_index(op)
+        if i is not None:
+            old = op.args[i]
+            kwargs = {k: _words_with(v, old, old - by) if k == "words" else v
+                      for k, v in op.kwargs.items()}
+            op = replace(op, args=(*op.args[:i], old - by, *op.args[i + 1:]), kwargs=kwargs)
+        elif (op.name == "_build" and len(op.args) == 3 and isinstance(op.args[2], dict)
+              and _is_number(op.args[2].get(_TIME_OPTION))):
+            options = {**op.args[2], _TIME_OPTION: op.args[2][_TIME_OPTION] - by}
+            op = replace(op, args=(*op.args[:2], options))
+        out.append(op)
+    return out
+
+
+def _nearer_zero(ops: list[Op], fails: Callable[[list[Op]], bool]) -> list[Op]:
+    """A wheel program whose times are far from 0 (a start offset of -2**41, say) moved
+    towards 0 as a whole, largest moves first; then each number is made smaller alone by
+    :func:`_simplify`."""
+    times = [op.args[i] for op in ops if (i := _time_index(op)) is not None]
+    for op in ops:
+        if op.name == "_build" and len(op.args) == 3 and isinstance(op.args[2], dict):
+            start = op.args[2].get(_TIME_OPTION)
+            if _is_number(start):
+                times.append(start)
+    if not times:
+        return ops
+    for by in dict.fromkeys((min(times), min(times) // 2, min(times) - min(times) % 1000)):
+        if by and fails(_shifted(ops, by)):
+            return _shifted(ops, by)
+    return ops
 
 
 def _simplify(ops: list[Op], fails: Callable[[list[Op]], bool]) -> list[Op]:
@@ -330,18 +439,24 @@ def _in_test_context(fn: Callable[[], Any]) -> Any:
 
 
 def minimize(machine_class: type[SuiteMachine], program: list[Op],
-             counterexample: Counterexample) -> Minimized | None:
+             counterexample: Counterexample, *,
+             budget_seconds: float | None = None) -> Minimized | None:
     """The failing ``program`` reduced to the steps it needs to break the clause of
-    ``counterexample``; None if replaying it does not reproduce that clause (a target that
-    behaves differently for the same calls: the search's counterexample then stands)."""
-    search = _Search(machine_class, counterexample.clause)
+    ``counterexample``; None if replaying it on a fresh target did not reproduce that clause,
+    twice (a target that behaves differently for the same calls: the search's counterexample
+    then stands). ``budget_seconds`` (default :data:`BUDGET_SECONDS`) bounds the reduction;
+    when it runs out, the shortest program reached so far is the result and ``stopped``
+    says so."""
+    search = _Search(machine_class, counterexample.clause,
+                     BUDGET_SECONDS if budget_seconds is None else budget_seconds)
 
     def run() -> Minimized | None:
-        if not program or not search.fails(program):
+        if not program or not (search.fails(program) or search.fails(program)):
             return None
         ops = search.best_program
         ops = _without_tasks(ops, search.fails)
         ops = _ddmin(ops, search.fails)
+        ops = _nearer_zero(ops, search.fails)
         ops = _simplify(ops, search.fails)
         ops = _ddmin(ops, search.fails)
         if len(ops) <= WINDOW_PASS_MAX:
@@ -361,3 +476,35 @@ def minimize(machine_class: type[SuiteMachine], program: list[Op],
     finally:
         logging.disable(disabled)
     return result
+
+
+def reduce_found(machine_class: type[SuiteMachine], result: RunResult,
+                 program: list[Op]) -> None:
+    """Reduce ``result``'s counterexample (found by a run of ``machine_class`` whose atomic
+    program is ``program``) and put the reduced one in its place, the unreduced one kept on
+    it; notes say what happened. Every search and suite run ends here."""
+    cx = result.counterexample
+    assert cx is not None
+    reduced = minimize(machine_class, program, cx) if program else None
+    if reduced is None:
+        result.notes.append(not_minimized(cx, program))
+        return
+    new = reduced.counterexample
+    new.seed = cx.seed
+    new.hypothesis_program = ""
+    new.unreduced = cx
+    result.counterexample = new
+    result.break_(new.clause)
+    result.notes.append(f"minimized by delta debugging from {reduced.before} to "
+                        f"{len(new.steps)} steps ({reduced.replays} replays"
+                        + (f"; {reduced.stopped})" if reduced.stopped else ")"))
+
+
+def not_minimized(cx: Counterexample, program: list[Op]) -> str:
+    """The note of a counterexample that stands unreduced: why, as it happened."""
+    if not program:
+        return (f"not minimized: this run recorded no replayable program for {cx.clause}; "
+                "the counterexample is the failing run as found")
+    return (f"not minimized: the failing run's {len(program)} calls, replayed twice on a "
+            f"fresh target, did not break {cx.clause} again either time (the target answered "
+            "the same calls differently: it depends on something besides them)")

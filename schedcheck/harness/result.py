@@ -33,6 +33,8 @@ NOT_REACHED = "not reached"
 NOT_EXERCISED = NOT_REACHED  # the earlier name of the same verdict
 PARTLY = "partly exercised"
 UNKNOWN = "unknown"  # a search (linearizability, z3) that ran out of budget
+#: How the reasons of a clause no step reached begin.
+_UNREACHED = ("not reached", "no step", "not run")
 #: The reason on the card for a clause only the contract level checks.
 CONTRACT_ONLY = "checked at the contract level only"
 
@@ -58,6 +60,13 @@ class Step:
     thread: str | None = None  #: the worker/thread lane, for pictures ("w1", "tick")
     clause: str | None = None  #: the clause id this step exercises/broke (see clauses.py)
     check: str | None = None
+    #: a Python expression (same convention as ``check``) true iff the target did again what
+    #: it did when this was found; on the diverging step the replay fails when it is true, for
+    #: clauses that have no model reply to compare (invariants, oracles, tolerance mode)
+    observed: str | None = None
+    #: on the diverging step: an expression true iff what broke the clause happened again, for
+    #: a breach the step's reply does not show (a callback on the wrong thread, say)
+    again: str | None = None
 
 
 @dataclass
@@ -76,6 +85,19 @@ class Counterexample:
     #: "timeline": [...]}; cycles: {"cycle": [...]}; deadlocks: {"wait_for": [[a, b], ...]}.
     snapshot: dict[str, Any] = field(default_factory=dict)
     hypothesis_program: str = ""  #: Hypothesis's own printed program, verbatim
+    #: what running the written replay.py showed (``schedcheck.report.replay_check``):
+    #: "verified: fails at step N as shown", or what it did instead; "" until it ran
+    replay_check: str = ""
+    #: the step time limit the run had (a replay allows each step as long)
+    step_seconds: float | None = None
+    #: the failing run before delta debugging reduced it (kept to write beside a reduced
+    #: replay that does not verify); not in report.json
+    unreduced: Counterexample | None = field(default=None, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        data = dataclasses.asdict(dataclasses.replace(self, unreduced=None))
+        del data["unreduced"]
+        return data
 
     @property
     def divergence(self) -> Step | None:
@@ -111,8 +133,8 @@ class ClauseStat:
     def reason(self) -> str:
         """Why this verdict, in a few words (the card's last column)."""
         verdict = self.verdict
-        if self.why:
-            return self.why
+        if self.why and not (verdict in (BROKEN, HELD) and self.why.startswith(_UNREACHED)):
+            return self.why  # (a "not reached" why of one round never explains a verdict)
         if verdict == BROKEN:
             return "a counterexample broke it"
         lacks = f"the target lacks {self.missing}" if self.missing else "the target lacks a part"
@@ -206,19 +228,13 @@ class RunResult:
                 }
                 for s in self.stats.values()
             ],
-            "levels": [
-                {"level": part.level, "ok": part.ok,
-                 "clauses": {cid: {"verdict": s.verdict, "exercised": s.exercised,
-                                   "reason": s.reason}
-                             for cid, s in part.stats.items()}}
-                for part in self.levels
-            ],
+            # each level's verdicts are in the card's sections (report.json "card")
+            "levels": [{"level": part.level, "ok": part.ok} for part in self.levels],
             "broken": [cx.clause for cx in self.all_counterexamples()],
             # the other broken clauses' own counterexamples (the first is "counterexample")
-            "other_counterexamples": [dataclasses.asdict(cx)
-                                      for cx in self.all_counterexamples()[1:]],
+            "other_counterexamples": [cx.to_json() for cx in self.all_counterexamples()[1:]],
             "counterexample": (
-                dataclasses.asdict(self.counterexample) if self.counterexample else None
+                self.counterexample.to_json() if self.counterexample else None
             ),
         }
 

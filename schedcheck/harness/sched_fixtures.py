@@ -98,6 +98,13 @@ class Support:
     add_dependency: bool
     retry: bool
     check_invariants: bool
+    #: the batch forms of the contract's calls the target has (``BATCH_METHODS``)
+    batch: frozenset[str] = frozenset()
+
+
+#: Public batch forms of the contract's calls a scheduler may offer; each one the target has is
+#: checked against the same calls one by one (``sched_deep_rules``).
+BATCH_METHODS = ("ready_pairs", "complete_many")
 
 
 def probe_support(factory: Callable[[int], Any]) -> Support:
@@ -118,6 +125,7 @@ def probe_support(factory: Callable[[int], Any]) -> Support:
         add_dependency=callable(getattr(probe, "add_dependency", None)),
         retry=callable(getattr(probe, "retry", None)),
         check_invariants=callable(getattr(probe, "check_invariants", None)),
+        batch=frozenset(m for m in BATCH_METHODS if callable(getattr(probe, m, None))),
     )
 
 

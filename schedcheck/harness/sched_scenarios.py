@@ -14,7 +14,9 @@ that the first steps of most runs are adversarial:
   stale edges reports a cycle that is not there);
 * a cancel of a RUNNING task, the worker's poll (``cancel_requested``) and its confirming
   ``fail``;
-* a resubmit that drops a dependency never submitted (start() must then succeed).
+* a resubmit that drops a dependency never submitted (start() must then succeed);
+* a dependency resubmitted and cancelled while its dependent runs (the blocking stops at the
+  RUNNING dependent: its own dependents stay PENDING).
 
 A scenario drives the machine through :class:`Play` (submit, start, claim, report, cancel): every
 call is recorded and compared like any other (resubmits when an id exists already). Adding a
@@ -197,6 +199,25 @@ def resubmit_reverse_edge(p: Play, ids: list[str]) -> None:
     p.sub(a, z)
 
 
+def cancel_under_running_dependent(p: Play, ids: list[str]) -> None:
+    """A dependency resubmitted while its dependent runs, then cancelled and failed: the
+    propagation stops at the RUNNING dependent (it may still succeed), so what depends on it
+    stays PENDING; the RUNNING task is never BLOCKED."""
+    a, z, j, b = ids[:4]
+    p.sub(a)
+    p.sub(j, a)
+    p.sub(b, j)
+    p.sub(z, a)
+    p.start()
+    p.claim()
+    p.report(a, "complete")
+    p.claim()
+    p.sub(a)
+    p.cancel(a)
+    p.claim()
+    p.report(j, "complete")
+
+
 #: name -> template, in the order the machine draws them (a seed's draws map to these names).
 SCENARIOS: dict[str, Callable[[Play, list[str]], None]] = {
     "join, duplicate complete": join_duplicate_complete,
@@ -208,4 +229,5 @@ SCENARIOS: dict[str, Callable[[Play, list[str]], None]] = {
     "resubmit drops a dependency, then the reverse edge": resubmit_reverse_edge,
     "cancel a running task, poll, confirm": cooperative_cancel,
     "resubmit drops a dependency never submitted": resubmit_drops_unknown_dependency,
+    "cancel a dependency under a running dependent": cancel_under_running_dependent,
 }

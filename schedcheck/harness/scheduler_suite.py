@@ -12,6 +12,7 @@ attributes or tuples, errors by class name). The suite is split along its seams:
   the machine: per-run state, one call made on both sides and compared, the clause-specific
   checks on the target's answers (S-CLAIM-ONCE, S-CLAIM-DEPS, S-TERMINAL, S-INV) and the
   per-step comparison of ``info()``;
+* ``sched_deep_rules`` -- a dependency killed under a RUNNING dependent; the batch forms;
 * ``sched_scenarios`` -- the classic adversarial templates, name -> function;
 * ``sched_oracles`` -- what does not come from the model: networkx's cycle verdict and the
   validity of a reported ``.cycle`` (any cycle, any rotation), graphlib's ``get_ready()`` groups
@@ -83,7 +84,7 @@ from schedcheck.harness.common import (
 )
 from schedcheck.harness.program import atomic
 from schedcheck.harness.result import RunResult, Step
-from schedcheck.harness.sched_checks import SchedulerChecks
+from schedcheck.harness.sched_deep_rules import DeepRules
 from schedcheck.harness.sched_fixtures import (
     BIG,
     IDS,
@@ -116,7 +117,7 @@ __all__ = [
 ]
 
 
-class SchedulerMachine(SchedulerChecks):
+class SchedulerMachine(DeepRules):
     """The differential machine: the rules (the state and the checks are in
     :class:`~schedcheck.harness.sched_checks.SchedulerChecks`, whose docstring lists what a
     mixin may rely on); :func:`make_scheduler_machine` binds it to a factory."""
@@ -596,5 +597,7 @@ def run_scheduler_suite(
                        profile=profile, progress=progress, shrink=shrink)
     if searched is not None:
         return searched
-    return run_suite(machine, result, unshrunk_settings(examples, profile, shrink), progress,
-                     seed=seed)
+    # one reduction, delta debugging over the atomic program (Hypothesis's shrinker is slow
+    # on these machines and cannot drop a step inside a compound rule)
+    return run_suite(machine, result, unshrunk_settings(examples, profile, False), progress,
+                     seed=seed, reduce=shrink)

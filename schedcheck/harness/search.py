@@ -235,16 +235,4 @@ def _found(machine: type[SuiteMachine], result: RunResult, ctx: RunContext, chun
         result.notes.append("not shrunk: the counterexample is the first failing run found, "
                             "not minimised")
         return
-    reduced = reduce.minimize(machine, program, cx)
-    if reduced is None:
-        result.notes.append("not minimized: replaying the failing run's steps did not break "
-                            f"{cx.clause} again (the target may be nondeterministic)")
-        return
-    new = reduced.counterexample
-    new.seed = cx.seed
-    new.hypothesis_program = ""
-    result.counterexample = new
-    result.break_(new.clause)
-    result.notes.append(f"minimized by delta debugging from {reduced.before} to "
-                        f"{len(new.steps)} steps ({reduced.replays} replays"
-                        + (f"; {reduced.stopped})" if reduced.stopped else ")"))
+    reduce.reduce_found(machine, result, program)

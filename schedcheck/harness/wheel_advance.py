@@ -35,6 +35,7 @@ class AdvanceRules(WheelChecks):
     @atomic
     def _advance(self, now: Any, words: str) -> None:
         led, tick = self.ledger, self.ledger.tick
+        self.advanced = True  # the memory bound is read after the rule (W-MEM)
         name = self.trace.fresh_name("fired")
         step = self.trace.add(call_code("advance", assign=name, now=now), words)
         lag_before, prev_now, cursor_before = led.lag(), led.now, led.cursor
@@ -65,6 +66,11 @@ class AdvanceRules(WheelChecks):
         t_recs = [self._t_ids.get(id(h)) for h in t_list]
         t_names = [r.name if r else f"<unknown {h!r}>" for r, h in zip(t_recs, t_list)]
         step.expected, step.actual = repr(names), repr(t_names)
+        # what the target fired, as a replay can test it again: the same handles in order
+        step.observed = (f"_raised is None and [id(h) for h in {name}] == "
+                         f"[id(h) for h in [{', '.join(t_names)}]]"
+                         if all(t_recs) else
+                         f"_raised is None and len(list({name})) == {len(t_list)}")
         if not self.tolerance:
             step.check = (f"_raised is None and [id(h) for h in {name}] == "
                           f"[id(h) for h in [{', '.join(names)}]]")

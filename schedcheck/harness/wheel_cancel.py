@@ -6,7 +6,8 @@ the ``cancel`` rule picks what to cancel and calls one of the two atomic operati
 (``program.atomic``), so a recorded program names the timer it cancels (``TimerName``) and a
 replay with fewer timers cancels the same one. Also here: the wheel's half of the atomic
 program (which timers an operation created, handles frozen as names) and its
-``hypothesis.target`` scores (full wheels, long stalls, cancels after the due tick).
+``hypothesis.target`` scores (full wheels, long stalls, cancels after the due tick, entries
+held beyond the memory bound).
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ class WheelCancels(WheelChecks):
             hypothesis.target(float(self.fulls), label="full wheel")
             hypothesis.target(float(self.longest_stall), label="ticks in one advance")
             hypothesis.target(float(self.late_cancels), label="late cancels")
+            hypothesis.target(float(self.most_excess), label="entries over 2 x pending")
         super().teardown()
 
     # ---------------------------------------------------------------- cancel

@@ -35,13 +35,15 @@ from schedcheck.harness.outcomes import observe_each
 from schedcheck.harness.result import Step
 from schedcheck.harness.wheel_fixtures import Callback, CallLog, RecordingExecutor, Support
 from schedcheck.harness.wheel_ledger import CANCELLED, FIRED, Ledger, TimerRecord
+from schedcheck.harness.wheel_memory import entries_held, entry_bound, exempt
 
 __all__ = ["TOLERANCE_NOTES", "Side", "WheelChecks", "factory_code", "strict_bool"]
 
 #: The seed's interviewer points each contract clause also exercises (clauses.py W-T*).
 SEED_POINT = {"W1": "W-T2", "W2": "W-T1", "W3": "W-T4", "W4": "W-T3", "W5": "W-T4"}
 #: Clauses whose checks, in tolerance mode, leave the machine consistent when ignored.
-CONTINUABLE = frozenset({"W-INV-EARLY", "W-INV-ONCE", "W-INV-LATE", "W-INV-PENDING", "W4"})
+CONTINUABLE = frozenset({"W-INV-EARLY", "W-INV-ONCE", "W-INV-LATE", "W-INV-PENDING", "W4",
+                         "W-MEM"})
 #: Tolerance-mode notes kept per run (the rest are counted in one summary note).
 MAX_NOTES = 12
 
@@ -113,6 +115,10 @@ class WheelChecks(SuiteMachine):
         self.home = threading.get_ident()
         self._foreign: tuple[Any, Any, Any] | None = None
         self._preamble_extra: list[str] = []
+        self.most_excess = 0  # most entries held beyond 2 x pending (a hypothesis.target score)
+        self._reading = False  # a read-only query is being judged (see _query_diverges)
+        #: an advance() ran since the memory bound was last read (see _check_memory)
+        self.advanced = False
 
     def new_callback(self, raises: bool) -> tuple[str, Callback, Callback]:
         name = f"cb_{len(self.callbacks)}"
@@ -155,8 +161,18 @@ class WheelChecks(SuiteMachine):
         name = code.split(".")[-1].split("(")[0]
         step = self._query_step(f"{name}_now = {code}", words, expected, got)
         step.check = f"_raised is None and {name}_now == {expected!r}"
-        self.diverge(clause, f"{story}: `{code}` is {got.describe()}, expected {expected!r}",
-                     step=step)
+        self._query_diverges(clause, f"{story}: `{code}` is {got.describe()}, expected "
+                             f"{expected!r}", step)
+
+    def _query_diverges(self, clause: str, message: str, step: Step) -> None:
+        """A read-only query (a count, a handle's attribute, the entries held) answered wrong:
+        neither side's state changed, so past a set-aside clause the run goes on
+        (:meth:`can_continue`)."""
+        self._reading = True
+        try:
+            self.diverge(clause, message, step=step)
+        finally:
+            self._reading = False
 
     def _check_counts(self, clause_pending: str, clause_lag: str) -> None:
         """pending() and lag_ticks() against the model (exact) or the target's own ledger."""
@@ -232,8 +248,9 @@ class WheelChecks(SuiteMachine):
 
     def can_continue(self, clause: str) -> bool:
         """In tolerance mode the ledger follows the target's own answers, so an invariant set
-        aside (keep-going grading, or the core level) leaves every other check sound."""
-        return self.tolerance and clause in CONTINUABLE
+        aside (keep-going grading, or the core level) leaves every other check sound; and a
+        wrong answer to a read-only query changes neither side, in either mode."""
+        return self._reading or (self.tolerance and clause in CONTINUABLE)
 
     def _fail(self, clause: str, message: str, step: Step | None = None) -> NoReturn:
         self.diverge(clause, message, step=step)
@@ -336,9 +353,11 @@ class WheelChecks(SuiteMachine):
             if new != len(recs):
                 if side is self.m_side:
                     self._internal(f"the model fired {len(recs)} timers, submitted {new}")
-                self._fail("W3", f"advance fired {len(recs)} timers but submitted {new} "
-                           "callbacks to the executor: each fired callback is submitted "
-                           "exactly once, in firing order (rule 3)", step)
+                self.diverge("W3", f"advance fired {len(recs)} timers but submitted {new} "
+                             "callbacks to the executor: each fired callback is submitted "
+                             "exactly once, in firing order (rule 3)", step=step,
+                             again=f"len(executor.submitted) == {len(ex.submitted)}")
+                hypothesis.reject()
             for k, rec in enumerate(recs):
                 if ex.accepts(side.seen_submissions + k):
                     side.queue.append(rec.callback)
@@ -355,14 +374,17 @@ class WheelChecks(SuiteMachine):
             if side.executor is None:
                 self.diverge("W3", f"callback {name} was called by the wheel, which has no "
                              "executor: without one, advance never calls a callback -- the "
-                             "caller runs handle.callback (rule 3)")
+                             "caller runs handle.callback (rule 3)",
+                             again=f"len({name}.log.calls) > 0")
             if thread == self.home or guard.on_step_thread(thread):
                 self.diverge("W3", f"callback {name} ran on the thread that calls advance(): "
                              "callbacks go to the executor and never run on the tick thread "
-                             "(rule 3; seed: callback isolation)")
+                             "(rule 3; seed: callback isolation)",
+                             again=f"any(t == threading.get_ident() for _, t in {name}.log.calls)")
         if side.executor is not None and len(side.executor.submitted) != side.seen_submissions:
             self.diverge("W3", "the target submitted callbacks to the executor outside "
-                         "advance(): only a fired timer's callback is submitted (rule 3)")
+                         "advance(): only a fired timer's callback is submitted (rule 3)",
+                         again=f"len(executor.submitted) != {side.seen_submissions}")
 
     def _check_handles(self) -> None:
         attrs = ("fired", "cancelled", "deadline")
@@ -374,11 +396,54 @@ class WheelChecks(SuiteMachine):
                 mh = self.m_handles[rec.name]
                 if (mh.fired, mh.cancelled) != (rec.state == FIRED, rec.state == CANCELLED):
                     self._internal(f"model handle {rec.name} {mh!r} vs ledger {rec.state}")
+            got_attrs = {attr: next(reads) for attr in attrs}
+            self._check_flags(rec.name, got_attrs["fired"], got_attrs["cancelled"])
             for attr, expected, clause in (
                 ("fired", rec.t_state == FIRED, "W4"),
                 ("cancelled", rec.t_state == CANCELLED, "W4"),
                 ("deadline", rec.deadline, "W2"),
             ):
-                got = next(reads)
+                got = got_attrs[attr]
                 self._compare_query(clause, f"{rec.name}.{attr}", f"read {rec.name}.{attr}",
                                     expected, got, f"{rec.name} is {rec.t_state}")
+
+    def _check_memory(self) -> None:
+        """W-MEM: the wheel references at most ``entry_bound(pending)`` of the handles it
+        returned (``wheel_memory``), pending counted by the ledger's view of the target. Read
+        after a rule that advanced the wheel: a wheel with a producer queue holds a cancelled
+        request until its tick thread drains the queue, at the next advance."""
+        advanced, self.advanced = self.advanced, False
+        if not advanced or not self.t_handles or self.tolerance or exempt(self.target):
+            return  # tolerance mode: a design of its own, held to the invariants only
+        held = entries_held(self.target, self.t_handles.values(),
+                            skip=(self.t_side.executor, self.executor, self.t_side.log))
+        if held is None:
+            return  # the walk gave up: not measured
+        pending = len(self.ledger.t_live())
+        self.most_excess = max(self.most_excess, held - 2 * pending)
+        self._ex("W-MEM")
+        if held > entry_bound(pending):
+            step = self._query_step("pending_now = target.pending()",
+                                    "count the timer entries the wheel still holds",
+                                    f"at most {entry_bound(pending)} entries",
+                                    f"{held} entries")
+            self._query_diverges(
+                "W-MEM", f"the wheel still references {held} of the timers it returned with "
+                f"{pending} pending; it may hold at most {entry_bound(pending)} (2 x pending "
+                "+ 2, cancelled shells included): cancelled or fired timers are kept instead "
+                "of dropped or compacted (specs/wheel.md, Costs)", step)
+
+    def _check_flags(self, name: str, fired: Observed, cancelled: Observed) -> None:
+        """W-INV-ONCE on the handle itself: it never reads ``fired`` and ``cancelled`` both
+        true -- a timer fired or was cancelled, never both (a core invariant, whatever the
+        design: checked wherever the handle has the two flags)."""
+        if not (fired.ok and cancelled.ok):
+            return
+        self._ex("W-INV-ONCE")
+        if fired.value is True and cancelled.value is True:
+            step = self._query_step(f"flags_now = ({name}.fired, {name}.cancelled)",
+                                    f"read {name}'s flags", "not both True", "(True, True)")
+            step.check = "_raised is None and flags_now != (True, True)"
+            self._query_diverges("W-INV-ONCE", f"{name} reads fired=True and cancelled=True "
+                                 "at once: a timer either fired or was cancelled, never both "
+                                 "(rule 4)", step)

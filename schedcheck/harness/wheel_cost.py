@@ -19,6 +19,12 @@ compared as a ratio. A wheel whose tick is O(1) gives a ratio near 1; one that s
 timer on every tick (the seed's "common mistake") gives a ratio near ``factor``. The threshold
 (3 for factor 8) sits far from both.
 
+A long stall must not cost a step per tick either (specs/wheel.md section 5: an ``advance``
+over T ticks costs O(non-empty buckets visited + timers fired), not O(T)): on the small wheel,
+one ``advance`` over :data:`STALL_TICKS` empty ticks and then one over ``factor`` times as many
+are counted; a wheel that walks the stall tick by tick gives a ratio near ``factor``, a wheel
+that jumps to its next non-empty bucket (and over rotations in which nothing is due) about 1.
+
 Then, on each wheel, :data:`CALLS` more timers are scheduled into the parked bucket and
 cancelled again, and the Python steps per ``schedule`` and per ``cancel`` are compared the same
 way: a cancel that searches its bucket for the timer (the seed's "the handle points at the
@@ -43,6 +49,9 @@ __all__ = ["check_wheel_scaling", "parked_tick"]
 WHEEL_SIZE = 64
 #: The parked timers' due tick: bucket WHEEL_SIZE - 1, a million rotations away.
 PARKED_TICK = WHEEL_SIZE * 10**6 + WHEEL_SIZE - 1
+#: The stall measured: one ``advance`` over this many ticks, then one over ``factor`` times as
+#: many (16 rotations, then 128), the parked timers staying parked throughout.
+STALL_TICKS = WHEEL_SIZE * 16
 #: Timers scheduled and cancelled again on each wheel to count the calls' steps (far fewer
 #: than the parked ones: no wheel has reason to tidy up after so few cancels)
 CALLS = 64
@@ -74,6 +83,16 @@ def _rotation(wheel: Any, rotation: int) -> float:
             wheel.advance(k)
     wheel.advance(base + WHEEL_SIZE - 1)  # the parked bucket's tick: not counted
     return counter.steps / (WHEEL_SIZE - 1)
+
+
+def _stalls(wheel: Any, now: int, factor: int) -> tuple[float, float]:
+    """Python steps of one ``advance`` over :data:`STALL_TICKS` empty ticks from ``now``, and
+    of one over ``factor`` times as many (the parked timers stay parked)."""
+    with StepCounter() as short:
+        wheel.advance(now + STALL_TICKS)
+    with StepCounter() as long:
+        wheel.advance(now + STALL_TICKS + factor * STALL_TICKS)
+    return float(short.steps), float(long.steps)
 
 
 def _schedules(wheel: Any) -> tuple[float, list[Any]]:
@@ -129,7 +148,8 @@ def check_wheel_scaling(
 ) -> ScalingResult:
     """Per-tick cost with ``factor * n`` parked timers over the cost with ``n`` (W-COST), in
     Python steps executed (``opcount``), the fewest of ``repetitions`` rotations each; then the
-    same for ``schedule`` and ``cancel``. ``ratio`` is the largest of the three."""
+    same for ``schedule`` and ``cancel``, and a stall of k ticks against one of ``factor * k``.
+    ``ratio`` is the largest of the four."""
     if n < 1 or factor < 2 or repetitions < 1:
         raise ValueError(f"need n >= 1, factor >= 2, repetitions >= 1; got n={n}, "
                          f"factor={factor}, repetitions={repetitions}")
@@ -146,6 +166,12 @@ def check_wheel_scaling(
         f"timers parked, {best_large:.1f} with {n * factor} -- ratio {ratio:.2f} "
         f"(O(1 + bucket) ~1; a scan of every timer per tick ~{factor}"
     )
+    stall_short, stall_long = _stalls(small, (repetitions + 1) * WHEEL_SIZE - 1, factor)
+    stall = cost_ratio(stall_short, stall_long)
+    ratio = max(ratio, stall)
+    text += (f"); one advance over {STALL_TICKS} empty ticks {stall_short:.0f} steps, over "
+             f"{factor * STALL_TICKS} {stall_long:.0f} -- ratio {stall:.2f} (O(non-empty "
+             f"buckets visited + fired) ~1; a step per tick ~{factor}")
     ratios, words = _calls(small, large, factor)
     ratio = max(ratio, *ratios)
     text += (f"); {words}; threshold {threshold} for each; steps are counted, not timed")

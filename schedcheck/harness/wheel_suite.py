@@ -60,12 +60,12 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-import hypothesis
 from hypothesis import event
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, invariant, precondition, rule
 
 from schedcheck import contract
+from schedcheck.harness.clauses import W_MEM
 from schedcheck.harness.common import (
     Observed,
     Progress,
@@ -77,7 +77,7 @@ from schedcheck.harness.common import (
     observe,
     observe_model,
     run_suite,
-    suite_settings,
+    unshrunk_settings,
 )
 from schedcheck.harness.program import atomic
 from schedcheck.harness.result import RunResult
@@ -95,6 +95,7 @@ from schedcheck.harness.wheel_draws import (
 )
 from schedcheck.harness.wheel_fixtures import probe
 from schedcheck.harness.wheel_ledger import Ledger
+from schedcheck.harness.wheel_memory import EXEMPT, exempt
 
 __all__ = [
     "ScalingResult",
@@ -231,6 +232,26 @@ class WheelMachine(AdvanceRules, WheelCancels):
                                     else self.ledger.live())):
                 break
 
+    @precondition(lambda self: self.support.caps.cancel != "missing")
+    @rule(k=st.integers(3, 5), m=st.integers(1, 3), r=st.integers(0, 10**6))
+    def timeouts(self, k: int, m: int, r: int) -> None:
+        """A request's timeouts: ``k`` timers some rotations away; a tick later all of them
+        cancelled again when the request completes, and the next tick -- how most timers of a
+        real wheel end, and what piles up as cancelled shells in a wheel that never drops
+        them (W-MEM)."""
+        made = []
+        for j in range(k):
+            before = len(self.ledger.timers)
+            deadline = self._deadline("rotations", 0, m, r + j)
+            self._schedule(deadline, False, after=False,
+                           words=f"timeout {j + 1} of {k}: a timer at {deadline}")
+            if len(self.ledger.timers) > before:
+                made.append(self.ledger.timers[-1])
+        self._advance(self.ledger.now + self.ledger.tick, "a tick passes")
+        for rec in made:
+            self.cancel_timer(rec)
+        self._advance(self.ledger.now + self.ledger.tick, "the next tick")
+
     @rule(kind=st.sampled_from(DELAY_KINDS), a=st.integers(-2, 2), r=st.integers(0, 10**6),
           raises=st.sampled_from((False, False, False, True)))
     def schedule_after(self, kind: str, a: int, r: int, raises: bool) -> None:
@@ -275,16 +296,23 @@ class WheelMachine(AdvanceRules, WheelCancels):
     # ---------------------------------------------------------------- cancel
     @precondition(lambda self: self.support.caps.cancel != "missing")
     @rule(i=st.integers(0, 200),
-          which=st.sampled_from(("handle",) * 3 + ("pending",) * 3 + ("foreign", "object")))
+          which=st.sampled_from(("handle",) * 3 + ("pending",) * 3
+                                + ("every", "foreign", "object")))
     def cancel(self, i: int, which: str) -> None:
         """cancel() of a timer (any: before, at or after its due tick, again; or one still
         pending, so that a program cancels often enough to reach a wheel's cleanup of
-        cancelled timers), of another wheel's handle or of a non-handle (``wheel_cancel``)."""
+        cancelled timers; or every pending one, as a client dropping all its timeouts: the
+        shells then outnumber the pending timers), of another wheel's handle or of a
+        non-handle (``wheel_cancel``)."""
         caps = self.support.caps
         if which == "foreign" and caps.handles != "checked":
             which = "handle"  # a handle that cancels itself: another wheel's is not ours
         if which == "object" and not caps.validates_args:
             which = "handle"
+        if which == "every":
+            for rec in self.ledger.live():
+                self.cancel_timer(rec)
+            return
         if which == "pending":
             pending = self.ledger.live()
             if pending:
@@ -378,6 +406,7 @@ class WheelMachine(AdvanceRules, WheelCancels):
                                 "callback_errors() counts callbacks that raised and rejected "
                                 "submissions (rule 3)")
         self._check_handles()
+        self._check_memory()
         check = getattr(self.model, "check_invariants", None)
         if check is not None:
             try:
@@ -412,6 +441,11 @@ def make_wheel_machine(
     drawn = configs(support)
     # a timer that fires at the deadline itself has no due ticks to compare: invariants only
     tolerance = tolerance or not support.caps.due_ticks or support.caps.early_by is not None
+    if exempt(factory):
+        result.unsupported_clause(W_MEM, f"a bound on the timers it keeps ({EXEMPT})")
+    elif tolerance:
+        result.unsupported_clause(W_MEM, "the contract's memory bound (tolerance mode checks "
+                                         "the invariants only)")
 
     def setup(self: WheelMachine, config: dict[str, Any]) -> None:
         self._build(config["tick"], config["wheel_size"], dict(config["options"]))
@@ -466,14 +500,12 @@ def run_wheel_suite(
                        profile=profile, progress=progress, shrink=shrink)
     if searched is not None:
         return searched
-    settings = suite_settings(examples=examples, profile=profile)
-    if not shrink:
-        settings = hypothesis.settings(
-            settings, phases=[p for p in settings.phases if p is not hypothesis.Phase.shrink])
+    # one reduction, delta debugging over the atomic program (see scheduler_suite)
+    settings = unshrunk_settings(examples, profile, False)
     disabled = logging.root.manager.disable
     logging.disable(logging.CRITICAL)  # wheels log every callback error: thousands of lines
     try:
-        run_suite(machine, result, settings, progress, seed=seed)
+        run_suite(machine, result, settings, progress, seed=seed, reduce=shrink)
     finally:
         logging.disable(disabled)
     if result.counterexample is not None and not shrink:

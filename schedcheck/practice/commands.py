@@ -1,8 +1,11 @@
 """``schedcheck practice`` and ``schedcheck grade``: the subcommands, added to the CLI's parser
 by :func:`add_commands`.
 
-Exit status of ``grade``: 0 every graded item held, 1 an item failed, 2 the target or the
-arguments are unusable. ``practice``: 0 the files were written, 2 they could not be.
+Exit status of ``grade``: 0 every graded item held, 1 an item failed or is not implemented
+yet (a method raises NotImplementedError), 2 the target or the arguments are unusable (it
+cannot be loaded, or it is neither a scheduler nor a wheel). A class that crashes an item
+is graded, never a traceback: the crash is that item's verdict. ``practice``: 0 the files
+were written, 2 they could not be.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ def cmd_practice(args: argparse.Namespace) -> int:
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
-    from schedcheck.practice.grading import render_card
+    from schedcheck.practice.grading import NOT_IMPLEMENTED, render_card
     from schedcheck.practice.items import grade, guess_system
 
     try:
@@ -61,7 +64,15 @@ def cmd_grade(args: argparse.Namespace) -> int:
     if not card.failed and not card.passed:
         print(f"nothing here could be graded on this target: `schedcheck check {system} "
               f"{args.target} --level core` checks what every correct design holds")
-    return EXIT_FOUND if card.failed else EXIT_OK
+    if not args.seed_shaped:
+        from schedcheck.practice.shapes import looks_seed_shaped
+
+        why = looks_seed_shaped(system, target.factory)
+        if why:
+            print(f"note: {args.target} looks written in the interview text's own names "
+                  f"({why}); grade it with --seed-shaped")
+    unfinished = any(r.status == NOT_IMPLEMENTED for r in card.results)
+    return EXIT_FOUND if card.failed or unfinished else EXIT_OK
 
 
 def add_commands(sub: Any) -> None:
@@ -80,8 +91,8 @@ def add_commands(sub: Any) -> None:
         "grade", help="grade an answer item by item against the interview text",
         description="Grade an answer item by item against the interview text's list of what "
                     "is tested. TARGET is path/to/file.py:Class or module:Class.",
-        epilog="exit status: 0 every graded item held, 1 an item failed, 2 the target or "
-               "the arguments are unusable")
+        epilog="exit status: 0 every graded item held, 1 an item failed or is not "
+               "implemented yet, 2 the target or the arguments are unusable")
     grade.add_argument("target", metavar="TARGET", help="the answer's class")
     grade.add_argument("--system", choices=systems.names(),
                        help="default: guessed from the class's methods")

@@ -2,9 +2,17 @@
 
 An :class:`Item` is one point of an interview text (its id is the seed map's, e.g. ``S-M4``)
 with a check. A check runs short programs on the learner's class and on the reference model
-and returns ``None`` (held), a :class:`Miss` (the steps that show the mistake, already shrunk),
-or raises :class:`NotAttempted` (an optional part the class does not have). Every item runs
-on its own: one mistake never hides the next item's verdict.
+and returns ``None`` (held), one :class:`Miss` or a list of them (the steps that show each
+mistake, already shrunk), or raises :class:`NotAttempted` (an optional part the class does
+not have). Every item runs on its own: one mistake never hides the next item's verdict.
+
+Each miss names the item that *owns* the rule it broke (``Miss.owner``). An item fails only
+on misses it owns; a program that trips over another item's rule before reaching its subject
+leaves the item "blocked by" that item, and the miss is shown once, under its owner (which
+then fails even if its own programs never met it). A miss owned by ``capability:...`` is a
+difference the interview text allows (the item is "not attempted"); a method that raises
+NotImplementedError makes the item "not implemented"; an item whose check itself crashes on
+the class fails with what it raised.
 
 Shrinking (:func:`shrink`) is a greedy pass over a recorded program: drop one step at a time
 while the same kind of disagreement remains, until no single step can go. Programs are short
@@ -14,16 +22,22 @@ while the same kind of disagreement remains, until no single step can go. Progra
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from schedcheck import systems
 from schedcheck.practice.seed_map import SeedItem, SeedSection, load_seed_map
 
-__all__ = ["FAIL", "NOT_ATTEMPTED", "NOT_RUN", "PASS", "TALK", "Card", "Item", "ItemResult",
-           "Miss", "NotAttempted", "grade_items", "render_card", "shrink"]
+__all__ = ["BLOCKED", "CAPABILITY", "FAIL", "NOT_ATTEMPTED", "NOT_IMPLEMENTED", "NOT_RUN",
+           "PASS", "TALK", "Card", "Item", "ItemResult", "Miss", "NotAttempted", "grade_items",
+           "render_card", "shrink"]
 
 PASS, FAIL, NOT_ATTEMPTED, NOT_RUN, TALK = "pass", "FAIL", "not attempted", "not run", "talk"
+BLOCKED, NOT_IMPLEMENTED = "blocked", "not implemented"
+#: owner prefix of a miss that is a difference the interview text allows
+CAPABILITY = "capability:"
+#: owner of a miss that is a method raising NotImplementedError
+UNFILLED = "not-implemented"
 
 #: the sections a card shows, in order; "polish" is argument hygiene, shown last
 CARD_SECTIONS = ("T", "M", "F", "polish")
@@ -40,9 +54,12 @@ class Miss:
 
     steps: tuple[str, ...]
     message: str
+    #: the item whose rule broke ("" = the item that found it; "A|B" = either: the one that
+    #: found it if it is one of them, else A)
+    owner: str = ""
 
 
-Check = Callable[[Any], "Miss | None"]
+Check = Callable[[Any], "Miss | list[Miss] | None"]
 
 
 @dataclass(frozen=True)
@@ -53,14 +70,16 @@ class Item:
     hint: str  #: shown when it fails: the text's point, and what to change
     check: Check | None  #: None: a discussion item, nothing to execute
     cost: bool = False  #: a timing-based scaling check (skipped by ``cost=False``)
+    owns: tuple[str, ...] = ()  #: other owners whose misses count as this item's own
 
 
 @dataclass
 class ItemResult:
     item: Item
     status: str
-    miss: Miss | None = None
+    miss: Miss | None = None  #: the first of ``misses``
     note: str = ""
+    misses: list[Miss] = field(default_factory=list)  #: every miss shown under this item
 
 
 @dataclass
@@ -84,27 +103,92 @@ class Card:
 
 
 def grade_items(items: Sequence[Item], target: Any, *, system: str, name: str,
-                cost: bool = True) -> Card:
-    """Run every item on ``target`` (a factory with the contract's interface) and keep going."""
+                cost: bool = True, lacking: dict[str, str] | None = None) -> Card:
+    """Run every item on ``target`` (a factory with the contract's interface) and keep going;
+    then move each miss to the item that owns it (see the module docstring). ``lacking``:
+    items not attempted, with why (a part the class declares it lacks)."""
     card = Card(system, name)
+    found: dict[str, list[Miss]] = {}
     for item in items:
         if item.check is None:
             card.results.append(ItemResult(item, TALK, note="a discussion point: see the hint"))
+            continue
+        if lacking and item.id in lacking:
+            card.results.append(ItemResult(item, NOT_ATTEMPTED, note=lacking[item.id]))
             continue
         if item.cost and not cost:
             card.results.append(ItemResult(item, NOT_RUN, note="timing check skipped (--no-cost)"))
             continue
         try:
-            miss = item.check(target)
+            got = item.check(target)
         except NotAttempted as exc:
             card.results.append(ItemResult(item, NOT_ATTEMPTED, note=str(exc)))
             continue
-        lacks = _declared_lack(target, miss)
-        if lacks:
-            card.results.append(ItemResult(item, NOT_ATTEMPTED, note=lacks))
-            continue
-        card.results.append(ItemResult(item, PASS if miss is None else FAIL, miss))
+        except NotImplementedError as exc:
+            got = Miss((), f"raised NotImplementedError: {exc}", UNFILLED)
+        except Exception as exc:  # the item's verdict: what the class made it raise
+            got = Miss((), f"checking this item raised {type(exc).__name__}: {exc}", item.id)
+        misses = [] if got is None else [got] if isinstance(got, Miss) else list(got)
+        misses = [_declared_lack(target, miss) for miss in misses]
+        found[item.id] = misses
+        card.results.append(ItemResult(item, PASS))
+    _attribute(card, found)
     return card
+
+
+def _attribute(card: Card, found: dict[str, list[Miss]]) -> None:
+    """Each miss under the item that owns it, once; the others blocked by it."""
+    by_id = {r.item.id: r for r in card.results}
+
+    def owner_of(miss: Miss, item: Item) -> str:
+        if miss.owner == UNFILLED or miss.owner.startswith(CAPABILITY):
+            return miss.owner
+        owners = [o for o in miss.owner.split("|") if o]  # "A|B": the rule of either
+        if not owners or item.id in owners or any(o in item.owns for o in owners):
+            return item.id
+        return next((o for o in owners if o in by_id), item.id)  # else the item that found it
+
+    blocked: dict[str, list[str]] = {}
+    moved: list[tuple[str, Miss]] = []
+    for item_id, misses in found.items():
+        item = by_id[item_id].item
+        for miss in misses:
+            owner = owner_of(miss, item)
+            if owner == item_id:
+                _add(by_id[item_id], miss)
+            elif owner == UNFILLED or owner.startswith(CAPABILITY):
+                blocked.setdefault(item_id, []).append(owner)
+                by_id[item_id].note = by_id[item_id].note or miss.message
+            else:
+                blocked.setdefault(item_id, []).append(owner)
+                moved.append((owner, miss))
+    for owner, miss in moved:  # shown under its owner unless the owner shows one already
+        if by_id[owner].status == PASS:
+            _add(by_id[owner], miss)
+    for item_id, owners in blocked.items():
+        r = by_id[item_id]
+        if r.status == FAIL:
+            continue
+        if UNFILLED in owners:
+            r.status = NOT_IMPLEMENTED
+            continue
+        caps = [o for o in owners if o.startswith(CAPABILITY)]
+        others = [o for o in owners if o not in caps]
+        if others:
+            r.status = BLOCKED
+            r.note = "blocked by " + ", ".join(dict.fromkeys(others)) + (
+                ": its program broke that rule before reaching this one (shown there)")
+        else:
+            r.status = NOT_ATTEMPTED
+            r.note = caps[0][len(CAPABILITY):]
+
+
+def _add(result: ItemResult, miss: Miss) -> None:
+    if any(m.message == miss.message for m in result.misses):
+        return
+    result.misses.append(miss)
+    result.miss = result.misses[0]
+    result.status = FAIL
 
 
 def _declared_missing(caps: Any) -> list[str]:
@@ -114,24 +198,25 @@ def _declared_missing(caps: Any) -> list[str]:
     return [op for op in ("fail", "cancel", "close", "info") if getattr(caps, op, True) is False]
 
 
-def _declared_lack(target: Any, miss: Miss | None) -> str:
-    """For an adapter (it declares its capabilities): why a miss comes from a part it
+def _declared_lack(target: Any, miss: Miss) -> Miss:
+    """For an adapter (it declares its capabilities): a miss that comes from a part it
     declares it lacks -- a method it does not have, or argument checks it does not make --
-    so the item is not graded rather than failed; "" otherwise."""
+    is owned by that capability, so the item is not graded rather than failed."""
     from schedcheck.adapters import capabilities_of
 
     caps = capabilities_of(target)
-    if caps is None or miss is None:
-        return ""
+    if caps is None:
+        return miss
+    lacks = ""
     if "has no attribute" in miss.message:
-        return f"not supported by this adapter ({miss.message.split(': ', 1)[-1]})"
+        lacks = f"not supported by this adapter ({miss.message.split(': ', 1)[-1]})"
     for op in _declared_missing(caps):
-        if miss.message.startswith(f"{op} raised") or f"{op}(" in miss.message:
-            return f"not supported by this adapter: it declares no {op}()"
-    if not caps.validates_args and "yours no error" in miss.message and any(
+        if not lacks and (miss.message.startswith(f"{op} raised") or f"{op}(" in miss.message):
+            lacks = f"not supported by this adapter: it declares no {op}()"
+    if not lacks and not caps.validates_args and "yours no error" in miss.message and any(
             e in miss.message for e in ("TypeError", "ValueError")):
-        return "not supported by this adapter: it declares validates_args=False"
-    return ""
+        lacks = "not supported by this adapter: it declares validates_args=False"
+    return replace(miss, owner=CAPABILITY + lacks) if lacks else miss
 
 
 def shrink(program: Sequence[Any], disagrees: Callable[[Sequence[Any]], bool]) -> list[Any]:
@@ -147,7 +232,8 @@ def shrink(program: Sequence[Any], disagrees: Callable[[Sequence[Any]], bool]) -
     return best
 
 
-_MARK = {PASS: "ok  ", FAIL: "FAIL", NOT_ATTEMPTED: "--  ", NOT_RUN: "..  ", TALK: "talk"}
+_MARK = {PASS: "ok  ", FAIL: "FAIL", NOT_ATTEMPTED: "--  ", NOT_RUN: "..  ", TALK: "talk",
+         BLOCKED: "blkd", NOT_IMPLEMENTED: "todo"}
 
 
 def _sections(system: str) -> dict[str, tuple[str, str]]:
@@ -174,7 +260,7 @@ def render_card(card: Card) -> str:
             continue
         label_id, label_en = labels[sec]
         held = sum(r.status == PASS for r in rows)
-        graded = sum(r.status in (PASS, FAIL) for r in rows)
+        graded = sum(r.status in (PASS, FAIL, NOT_IMPLEMENTED) for r in rows)
         lines += ["", f"== {label_id} — {label_en}  ({held}/{graded} held)"]
         for r in rows:
             lines.append(f"  [{_MARK[r.status]}] {r.item.id:<12} {r.item.title}")
@@ -184,10 +270,15 @@ def render_card(card: Card) -> str:
                 lines.append(f"         {r.note}")
             if r.status in (FAIL, TALK):
                 lines.append(f"         hint: {r.item.hint}")
-            if r.miss is not None:
-                lines.append(f"         what happened: {r.miss.message}")
-                lines += [f"           {s}" for s in r.miss.steps]
+            for miss in r.misses if r.status == FAIL else ():
+                lines.append(f"         what happened: {miss.message}")
+                lines += [f"           {s}" for s in miss.steps]
     failed = card.failed
+    todo = [r.item.id for r in card.results if r.status == NOT_IMPLEMENTED]
+    blocked = [r.item.id for r in card.results if r.status == BLOCKED]
     lines += ["", f"{len(card.passed)} held, {len(failed)} failed"
-              + (f": {', '.join(failed)}" if failed else "")]
+              + (f": {', '.join(failed)}" if failed else "")
+              + (f"; {len(blocked)} blocked by another item's rule" if blocked else "")
+              + (f"; {len(todo)} not implemented (a method raises NotImplementedError)"
+                 if todo else "")]
     return "\n".join(lines)

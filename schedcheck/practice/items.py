@@ -12,10 +12,11 @@ from collections.abc import Callable
 from typing import Any
 
 from schedcheck import systems
+from schedcheck.adapters import SchedulerCapabilities, WheelCapabilities, capabilities_of
 from schedcheck.practice.grading import Card, Item, grade_items
 from schedcheck.practice.shapes import seed_shaped_scheduler, seed_shaped_wheel
 
-__all__ = ["SYSTEMS", "grade", "guess_system", "item_ids", "items_for"]
+__all__ = ["SYSTEMS", "grade", "guess_system", "item_ids", "items_for", "lacking_items"]
 
 SYSTEMS = systems.names()
 
@@ -59,11 +60,55 @@ def guess_system(cls: Any) -> str | None:
 
 def grade(system: str, cls: Any, *, seed_shaped: bool = False, cost: bool = True,
           name: str = "") -> Card:
-    """Grade ``cls`` item by item; every item runs whatever the others found."""
+    """Grade ``cls`` item by item; every item runs whatever the others found. Items that need
+    a part the class declares it lacks (its ``capabilities``, the same
+    ``SchedulerCapabilities``/``WheelCapabilities`` that ``schedcheck check`` reads) are not
+    attempted."""
     items = items_for(system)
     if seed_shaped:
         factory = _SEED_SHAPED[system](cls)
     else:
         factory = cls
     return grade_items(items, factory, system=system, name=name or getattr(cls, "__name__", "?"),
-                       cost=cost)
+                       cost=cost, lacking=lacking_items(cls))
+
+
+def lacking_items(cls: Any) -> dict[str, str]:
+    """Item id -> what the class declares it lacks, for the items that need that part."""
+    caps = capabilities_of(cls)
+    out: dict[str, str] = {}
+
+    def lack(ids: tuple[str, ...], what: str) -> None:
+        for item_id in ids:
+            out.setdefault(item_id, f"the class declares it lacks {what}")
+
+    if isinstance(caps, WheelCapabilities):
+        if not caps.validates_args:
+            lack(("W-polish-1", "W-polish-3", "W-polish-4"), "argument checks")
+        if caps.cancel == "missing":
+            lack(("W-T3", "W-M4", "W-F3", "W-polish-1", "W-polish-2"), "cancel()")
+        elif caps.cancel != "bool":
+            lack(("W-F3", "W-polish-2"), "a cancel() answering True/False")
+        if caps.handles != "checked":
+            lack(("W-polish-2",), "refusing another wheel's handle")
+        if not caps.due_ticks:
+            lack(("W-T1", "W-F2"), "the contract's exact due ticks")
+        if caps.max_delay is not None:
+            lack(("W-F4",), f"delays beyond {caps.max_delay}")
+    elif isinstance(caps, SchedulerCapabilities):
+        if not caps.generations:
+            lack(("S-T5", "S-T6", "S-M4", "S-M8"), "generations")
+        if not caps.fail:
+            lack(("S-T1", "S-T4", "S-M1", "S-M5", "S-M8", "S-M4", "S-T6"), "fail()")
+        if not caps.cancel:
+            lack(("S-T1", "S-T4", "S-M1", "S-M6", "S-F4"), "cancel()")
+        if not caps.close:
+            lack(("S-polish-4",), "close()")
+        if not caps.validates_args:
+            lack(("S-polish-1", "S-polish-2"), "argument checks")
+        if not caps.unknown_deps:
+            lack(("S-polish-4",), "UnknownDependencyError")
+        if not caps.info:
+            lack(tuple(it.id for it in items_for("scheduler") if it.check is not None
+                       and not it.cost), "info() (its states cannot be read)")
+    return out

@@ -4,8 +4,12 @@ A program is a list of steps ``(call, args)``. :func:`disagreement` runs it on
 ``schedcheck.model.Scheduler`` and on the learner's class side by side and compares, after
 every step, the reply and the state of every task submitted so far. The main items compare
 leniently (any exception where the model raises one; a reply's outcome only where the
-learner returns one; causes only where the learner gives them); the ``polish`` items compare
-error names exactly.
+learner returns one; causes only in the items about propagation, and only where the learner
+gives them); the ``polish`` items compare error names exactly. Each divergence names the
+item that owns it (``schedcheck.practice.scheduler_owners``); a program that meets another
+item's rule first leaves its own item "blocked by" that one. Programs submit every task
+before ``start()`` (the text allows refusing new ids once running; later submits are new
+versions).
 """
 
 from __future__ import annotations
@@ -16,7 +20,20 @@ from typing import Any
 
 from schedcheck.adapt import error_name, norm_cause, norm_claims, norm_name, norm_reply
 from schedcheck.model import Scheduler as ModelScheduler
-from schedcheck.practice.grading import Item, Miss, NotAttempted, shrink
+from schedcheck.practice.grading import (
+    CAPABILITY,
+    UNFILLED,
+    Item,
+    Miss,
+    NotAttempted,
+    shrink,
+)
+from schedcheck.practice.scheduler_owners import (
+    Context,
+    generation_owner,
+    reply_owner,
+    state_owner,
+)
 
 __all__ = ["ITEMS", "disagreement"]
 
@@ -66,14 +83,21 @@ def _observe(obj: Any, task: Any) -> tuple[str, int | None, Any]:
 
 
 def _path_problem(exc: BaseException, deps: dict[Any, tuple[Any, ...]]) -> str:
-    """'' when the exception carries a real cycle (.cycle or .path), else what is wrong."""
+    """'' when the exception carries the cycle as the contract orders it (.cycle or .path:
+    ``[a, ..., a]``, each element a dependency of the next, no other repeat), else what is
+    wrong with it."""
     path = getattr(exc, "cycle", None) or getattr(exc, "path", None)
     if not isinstance(path, (list, tuple)) or len(path) < 2:
         return "the cycle error carries no path (.cycle): only 'there is a cycle'"
     nodes = list(path) if path[0] == path[-1] else [*path, path[0]]
-    forward = all(b in deps.get(a, ()) for a, b in itertools.pairwise(nodes))
-    backward = all(a in deps.get(b, ()) for a, b in itertools.pairwise(nodes))
-    return "" if forward or backward else f"the reported cycle {list(path)!r} is not in the graph"
+    if len(set(nodes[:-1])) != len(nodes) - 1:
+        return f"the reported cycle {list(path)!r} repeats a task: not a simple cycle"
+    if all(a in deps.get(b, ()) for a, b in itertools.pairwise(nodes)):
+        return ""
+    if all(b in deps.get(a, ()) for a, b in itertools.pairwise(nodes)):
+        return (f"the reported cycle {list(path)!r} runs backwards: each element must be a "
+                "dependency of the next (graphlib's order)")
+    return f"the reported cycle {list(path)!r} is not in the graph"
 
 
 def _compare(step: Step, mine: tuple[str, Any], theirs: tuple[str, Any], strict: bool,
@@ -119,43 +143,61 @@ def _compare(step: Step, mine: tuple[str, Any], theirs: tuple[str, Any], strict:
 
 
 def disagreement(factory: Callable[[int], Any], scenario: Scenario, *,
-                 strict: bool = False) -> tuple[int, str, str] | None:
+                 strict: bool = False, causes: bool = False) -> tuple[int, str, str, str] | None:
     """The first step where the learner's class and the model differ, as
-    ``(step index, kind, message)``, or None."""
+    ``(step index, kind, message, owner)`` -- ``owner`` the item whose rule it broke (the
+    rules of ``schedcheck.practice.scheduler_owners``) -- or None. A BLOCKED task's cause
+    is compared only with ``causes`` (the items about propagation)."""
     mc, program = scenario
     model = ModelScheduler(mc)
     try:
         target = factory(mc)
     except Exception as exc:
-        return -1, "construct", f"constructing it raised {error_name(exc)}: {exc}"
+        owner = UNFILLED if isinstance(exc, NotImplementedError) else "S-T1"
+        return -1, "construct", f"constructing it raised {error_name(exc)}: {exc}", owner
     ids: list[Any] = []
     deps: dict[Any, tuple[Any, ...]] = {}
+    resubmitted: set[Any] = set()
     for i, step in enumerate(program):
+        pre = {t: model.info(t) for t in ids}
+        requested = {t: model.cancel_requested(t, pre[t].generation) for t in ids}
+        started = model._started  # the model is ours
         mine, theirs = _call(model, step), _call(target, step)
+        ctx = Context(step, mine, theirs, pre, requested, started, model, resubmitted)
+        if theirs[0] == "raises" and isinstance(theirs[1], NotImplementedError):
+            return i, "unfilled", f"{_line(step)} raised NotImplementedError", UNFILLED
+        if theirs[0] == "raises" and isinstance(theirs[1], NotAttempted):
+            return i, "capability", str(theirs[1]), CAPABILITY + str(theirs[1])
         if step[0] in ("submit", "submit_opt") and mine[0] == "ok":
             deps[step[1][0]] = tuple(step[1][1]) + (tuple(step[1][2]) if len(step[1]) > 2 else ())
         msg = _compare(step, mine, theirs, strict, deps)
         if msg:
-            return i, f"reply:{step[0]}", msg
-        if mine[0] == "ok" and step[0] in ("submit", "submit_opt") and step[1][0] not in ids:
-            ids.append(step[1][0])
+            return i, f"reply:{step[0]}", msg, reply_owner(ctx, msg)
+        if mine[0] == "ok" and step[0] in ("submit", "submit_opt"):
+            if step[1][0] in ids:
+                resubmitted.add(step[1][0])
+            else:
+                ids.append(step[1][0])
         for task in ids:
             want = model.info(task)
             try:
                 got_state, got_gen, got_cause = _observe(target, task)
+            except NotImplementedError:
+                return i, "unfilled", f"info({task!r}) raised NotImplementedError", UNFILLED
             except Exception as exc:
-                return i, "state", f"info({task!r}) raised {error_name(exc)}: {exc}"
+                return i, "state", f"info({task!r}) raised {error_name(exc)}: {exc}", "S-T1"
             want_state = want.state.name
             if got_state != want_state:
-                return i, "state", f"{task!r} is {got_state}; the model says {want_state}"
+                return i, "state", f"{task!r} is {got_state}; the model says {want_state}", \
+                    state_owner(ctx, task, got_state, want_state)
             if isinstance(got_gen, int) and got_gen != want.generation:
                 return i, "state", (f"{task!r} is at generation {got_gen}; the model says "
-                                    f"{want.generation}")
-            if got_cause is not None and want.state.name == "BLOCKED":
+                                    f"{want.generation}"), generation_owner(ctx, task)
+            if causes and got_cause is not None and want.state.name == "BLOCKED":
                 got_c, want_c = norm_cause(got_cause), norm_cause(want.cause)
                 if got_c != want_c:
                     return i, "state", (f"{task!r} is BLOCKED by {got_c}; the model names the "
-                                        f"root {want_c}")
+                                        f"root {want_c}"), "S-T4"
     return None
 
 
@@ -174,40 +216,47 @@ def _hashable(step: Step) -> Any:
     return (step[0], tuple(tuple(a) if isinstance(a, list) else a for a in step[1]))
 
 
-def _scenarios(*scenarios: Scenario, strict: bool = False) -> Callable[[Any], Miss | None]:
-    def check(factory: Any) -> Miss | None:
+def _scenarios(*scenarios: Scenario, strict: bool = False,
+               causes: bool = False) -> Callable[[Any], list[Miss]]:
+    """A check running each scenario; each that diverges gives one miss, shrunk while the
+    same item's rule breaks at the end."""
+    def check(factory: Any) -> list[Miss]:
+        out: list[Miss] = []
         for mc, program in scenarios:
-            found = disagreement(factory, (mc, program), strict=strict)
+            found = disagreement(factory, (mc, program), strict=strict, causes=causes)
             if found is None:
                 continue
-            _, kind, _ = found
+            owner, message = found[3], found[2]
             allowed = _model_errors(mc, program)
 
-            def same(p: Sequence[Step], kind: str = kind, mc: int = mc,
+            def same(p: Sequence[Step], owner: str = owner, message: str = message, mc: int = mc,
                      allowed: set[tuple[Step, str]] = allowed) -> bool:
                 if not _model_errors(mc, p) <= allowed:
                     return False  # a shorter program that trips over another rule
-                d = disagreement(factory, (mc, list(p)), strict=strict)
-                return d is not None and d[1] == kind
+                d = disagreement(factory, (mc, list(p)), strict=strict, causes=causes)
+                return d is not None and d[3] == owner and (not strict or d[2] == message)
 
-            small = shrink(program, same) if found[0] >= 0 else program
-            last = disagreement(factory, (mc, small), strict=strict)
-            assert last is not None
-            i, _, message = last
+            small = shrink(program, same) if found[0] >= 0 and owner != UNFILLED else program
+            last = disagreement(factory, (mc, small), strict=strict, causes=causes)
+            if last is None:  # a class whose answers change from run to run
+                small, last = program, found
+            i, _, message, owner = last
             lines = [f"s = YourScheduler({mc})", *(_line(st) for st in small[:i + 1])]
             lines[-1] += "   # <- here"
-            return Miss(tuple(lines), message)
-        return None
+            out.append(Miss(tuple(lines), message, owner))
+        return out
     return check
 
 
-def _needs(method: str) -> Callable[[Callable[[Any], Miss | None]], Callable[[Any], Miss | None]]:
-    def wrap(check: Callable[[Any], Miss | None]) -> Callable[[Any], Miss | None]:
-        def run(factory: Any) -> Miss | None:
+def _needs(method: str) -> Callable[[Callable[[Any], list[Miss]]], Callable[[Any], list[Miss]]]:
+    def wrap(check: Callable[[Any], list[Miss]]) -> Callable[[Any], list[Miss]]:
+        def run(factory: Any) -> list[Miss]:
             try:
                 probe = factory(1)
             except Exception as exc:
-                return Miss((f"s = YourScheduler(1)   # raised {error_name(exc)}",), str(exc))
+                owner = UNFILLED if isinstance(exc, NotImplementedError) else "S-T1"
+                return [Miss((f"s = YourScheduler(1)   # raised {error_name(exc)}",), str(exc),
+                             owner)]
             if method == "optional":
                 try:
                     probe.submit("x", [], optional=[])
@@ -235,12 +284,12 @@ _A, _START = S("submit", "a", []), S("start")
 ITEMS: tuple[Item, ...] = (
     Item("S-T1", "T", "seven states: pending, ready, running, succeeded, failed, blocked, "
          "cancelled",
-         "keep one explicit state per task version and move it only forward; a dependent of "
-         "a failed or cancelled task is BLOCKED, not left PENDING", _scenarios(
-             (1, [_A, S("submit", "b", ["a"]), S("submit", "c", ["b"]), S("submit", "d", []),
-                  S("submit", "e", []), _START, S("ready"), S("cancel", "d"),
-                  S("fail", "a", 1), S("submit", "f", []), S("ready"),
-                  S("complete", "e", 1)]))),
+         "keep one explicit state per task version and move it only forward; a new version "
+         "whose dependency already failed or was cancelled starts BLOCKED, not PENDING", _scenarios(
+             (1, [_A, S("submit", "b", ["a"]), S("submit", "d", []),
+                  S("submit", "e", []), S("submit", "f", []), _START, S("ready"),
+                  S("cancel", "d"), S("fail", "a", 1), S("ready"), S("complete", "e", 1),
+                  S("submit", "b", ["a"])]))),
     Item("S-T2", "T", "indegree and reverse edges, not a rescan of every task (cost)",
          "keep a count of unfinished dependencies and a list of dependents per task; a "
          "completion touches only its direct dependents", _cost, cost=True),
@@ -254,12 +303,15 @@ ITEMS: tuple[Item, ...] = (
                    S("complete", "c", 1), S("ready"), S("complete", "e", 1), S("ready")]))),
     Item("S-T4", "T", "cycle, failure and cancellation propagation are defined",
          "report a cycle as a path [a, ..., a] at start(); a failure or a cancel blocks every "
-         "PENDING/READY task downstream, naming the root as the cause", _scenarios(
+         "PENDING/READY task downstream, naming the root as the cause, and stops at RUNNING "
+         "tasks (they still report)", _scenarios(
              (2, [S("submit", "a", ["c"]), S("submit", "b", ["a"]), S("submit", "c", ["b"]),
                   _START]),
              (10, [_A, S("submit", "b", ["a"]), S("submit", "c", ["b"]),
                    S("submit", "k", ["a"]), S("submit", "m", ["k", "a"]), _START,
-                   S("cancel", "k"), S("ready"), S("fail", "a", 1)]))),
+                   S("cancel", "k"), S("ready"), S("fail", "a", 1)]),
+             (2, [_A, S("submit", "x", ["a"]), S("submit", "y", ["x"]), _START, S("ready"),
+                  S("complete", "a", 1), S("ready"), _A, S("cancel", "a")]), causes=True)),
     Item("S-T5", "T", "bounded workers, one claim per version, duplicate submits",
          "ready() hands out at most max_concurrency - running claims, each (id, generation) "
          "once; resubmitting a RUNNING task is a conflict, any other a new generation",
@@ -273,40 +325,42 @@ ITEMS: tuple[Item, ...] = (
     Item("S-T6", "T", "late and duplicate callbacks change nothing",
          "every callback names (id, generation); an old generation's report is stale and a "
          "repeated one returns the known terminal state without releasing anything",
-         _scenarios((2, [_A, S("submit", "b", ["a"]), _START, S("ready"), S("fail", "a", 1),
+         _scenarios((2, [_A, S("submit", "b", ["a"]), S("submit", "c", ["b"]), _START,
+                         S("ready"), S("fail", "a", 1),
                          S("submit", "a", []), S("submit", "c", ["a"]), S("ready"),
                          S("complete", "a", 1), S("fail", "a", 1), S("complete", "a", 2),
                          S("complete", "a", 2), S("cancel", "a"), S("ready")]))),
     Item("S-M1", "M", "failure and cancellation have transitions of their own",
          "a one-shot topological order knows only 'done': define what fail() and cancel() do "
-         "to the dependents (BLOCKED), and accept tasks submitted after start", _scenarios(
+         "to the task itself and to its dependents (BLOCKED)", _scenarios(
              (4, [_A, S("submit", "b", ["a"]), S("submit", "c", []), S("submit", "d", ["c"]),
                   S("submit", "g", ["d"]), _START, S("ready"), S("fail", "a", 1),
-                  S("cancel", "d"), S("complete", "c", 1), S("submit", "e", ["c"]),
-                  S("ready")]))),
+                  S("cancel", "d"), S("complete", "c", 1), S("ready")]))),
     Item("S-M2", "M", "no rescan of every node after each completion (cost)",
          "follow the reverse edges of the completed task instead of scanning all tasks",
          _cost, cost=True),
     Item("S-M3", "M", "a cycle comes with its path",
-         "return the cycle itself (CycleError with .cycle = [a, ..., a]), not a boolean",
+         "return the cycle itself (CycleError with .cycle = [a, ..., a], each element a "
+         "dependency of the next), not a boolean",
          _scenarios((2, [S("submit", "a", ["b"]), S("submit", "b", ["a"]),
                          S("submit", "c", []), _START]),
                     (2, [S("submit", "d", ["d"]), _START]))),
     Item("S-M4", "M", "callbacks carry the generation; a stale worker releases nothing",
          "check the generation in complete()/fail(): a report from an older generation is "
          "stale and changes nothing", _scenarios(
-             (2, [_A, _START, S("ready"), S("fail", "a", 1), S("submit", "a", []),
-                  S("submit", "c", ["a"]), S("ready"), S("complete", "a", 1),
-                  S("ready")]))),
+             (2, [_A, S("submit", "c", ["a"]), _START, S("ready"), S("fail", "a", 1),
+                  S("submit", "a", []), S("submit", "c", ["a"]), S("ready"),
+                  S("complete", "a", 1), S("ready")]))),
     Item("S-M5", "M", "a failed dependency is never treated as success",
          "a failure blocks the dependents; they must never be claimed", _scenarios(
              (3, [_A, S("submit", "b", ["a"]), S("submit", "c", ["b"]), _START, S("ready"),
                   S("fail", "a", 1), S("ready")]))),
     Item("S-M6", "M", "cancelling a running task is cooperative",
-         "cancel() of a RUNNING task only records the request; the function decides: "
-         "complete() still wins, fail() confirms the cancellation", _scenarios(
+         "cancel() of a RUNNING task only records the request (REQUESTED, then DUPLICATE if "
+         "asked again); the function decides: complete() still wins, fail() confirms the "
+         "cancellation (CANCELLED)", _scenarios(
              (2, [_A, S("submit", "b", ["a"]), _START, S("ready"), S("cancel", "a"),
-                  S("ready"), S("complete", "a", 1), S("ready")]),
+                  S("cancel", "a"), S("ready"), S("complete", "a", 1), S("ready")]),
              (2, [S("submit", "c", []), _START, S("ready"), S("cancel", "c"),
                   S("fail", "c", 1)]))),
     Item("S-M7", "M", "no extra workers to hide a backlog",
@@ -338,7 +392,7 @@ ITEMS: tuple[Item, ...] = (
          "change only that task's state and follow the required reverse edges; everything "
          "else continues", _scenarios(
              (4, [S("submit", "s", []), S("submit", "x", ["s"]), S("submit", "y", ["s"]),
-                  S("submit", "u", []), S("cancel", "s"), _START, S("ready")]))),
+                  S("submit", "u", []), S("cancel", "s"), _START, S("ready")]), causes=True)),
     Item("S-F5", "F", "several worker processes",
          "claim with an atomic conditional update or lease that includes the generation; "
          "leases expire, so functions must be idempotent (DiskScheduler.expire_leases: the "

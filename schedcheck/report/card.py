@@ -14,6 +14,8 @@ Two renderings of the same rows: a rich ``Table`` for the terminal and plain tex
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.table import Table
 from rich.text import Text
 
@@ -29,7 +31,8 @@ from schedcheck.harness.result import (
 )
 from schedcheck.systems import get
 
-__all__ = ["STYLES", "card_rows", "card_sections", "card_table", "card_text", "summary_line"]
+__all__ = ["STYLES", "card_data", "card_rows", "card_sections", "card_table", "card_text",
+           "replay_checks", "summary_line"]
 
 #: The order verdicts are counted in.
 ORDER = (HELD, BROKEN, PARTLY, NOT_SUPPORTED, NOT_REACHED, UNKNOWN)
@@ -93,6 +96,31 @@ def _folded(stats: list[ClauseStat]) -> tuple[list[ClauseStat], list[tuple[list[
     return [s for s in stats if s.clause.id not in folded], groups
 
 
+def card_data(result: RunResult) -> list[dict[str, Any]]:
+    """The card as data, section by section, row by row, exactly as :func:`card_text` and
+    :func:`card_table` print it: the one source of the verdicts that ``report.json``
+    (``"card"``) and the HTML page show too."""
+    replays = replay_checks(result)
+    out = []
+    for title, stats in card_sections(result):
+        rows = []
+        for stat in stats:
+            verdict = stat.verdict
+            rows.append({"id": stat.clause.id, "title": stat.clause.title,
+                         "source": stat.clause.source, "verdict": verdict,
+                         "steps": stat.exercised,
+                         "reason": "" if verdict == HELD else stat.reason,
+                         "replay": replays.get(stat.clause.id, "") if verdict == BROKEN
+                         else ""})
+        out.append({"section": title, "summary": verdict_counts(stats), "rows": rows})
+    return out
+
+
+def replay_checks(result: RunResult) -> dict[str, str]:
+    """What running each counterexample's replay.py showed, by clause ("" if it has not run)."""
+    return {cx.clause: cx.replay_check for cx in result.all_counterexamples()}
+
+
 def verdict_counts(stats: list[ClauseStat]) -> str:
     counts: dict[str, int] = {}
     for stat in stats:
@@ -122,6 +150,7 @@ def card_table(result: RunResult) -> Table:
     table.add_column("verdict", no_wrap=True)
     table.add_column("steps", justify="right")
     table.add_column("why", style="dim")
+    replays = replay_checks(result)
     for title, stats in card_sections(result):
         if title:
             table.add_section()
@@ -129,8 +158,11 @@ def card_table(result: RunResult) -> Table:
         rows, groups = _folded(stats)
         for stat in rows:
             cid, what, source, verdict, steps = _row(stat)
+            why = "" if verdict == HELD else stat.reason
+            if verdict == BROKEN and replays.get(cid):
+                why += f"; replay {replays[cid]}"
             table.add_row(cid, what, source, Text(verdict, style=STYLES.get(verdict, "")),
-                          str(steps), "" if verdict == HELD else stat.reason)
+                          str(steps), why)
         for ids, reason in groups:
             table.add_row(f"{len(ids)} clauses", ", ".join(ids), "",
                           Text(NOT_SUPPORTED, style=STYLES[NOT_SUPPORTED]), "0", reason)
@@ -141,6 +173,7 @@ def card_table(result: RunResult) -> Table:
 def card_text(result: RunResult, *, width: int = 100) -> str:
     """The card as plain text (no colour), fixed columns."""
     lines = [f"report card: {result.system} {result.target}"]
+    replays = replay_checks(result)
     header = f"  {'clause':<15} {'verdict':<16} {'steps':>7}  what must hold"
     for title, stats in card_sections(result):
         if title:
@@ -156,6 +189,8 @@ def card_text(result: RunResult, *, width: int = 100) -> str:
             lines.append(f"{mark}{cid:<15} {verdict:<16} {steps:>7}  {short}")
             if verdict != HELD and stat.reason:
                 lines.append(f"{'':<43}why: {stat.reason}")
+            if verdict == BROKEN and replays.get(cid):
+                lines.append(f"{'':<43}replay: {replays[cid]}")
         for ids, reason in groups:
             lines.append(f"  {len(ids)} clauses {NOT_SUPPORTED}: {', '.join(ids)}")
             lines.append(f"{'':<43}why: {reason}")

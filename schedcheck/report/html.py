@@ -23,7 +23,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from schedcheck.harness.result import RunResult
-from schedcheck.report.card import card_rows, summary_line
+from schedcheck.report.card import card_data, summary_line
 from schedcheck.report.render import STATE_COLOURS, pictures, render_svg
 from schedcheck.report.steps import steps_text
 
@@ -84,18 +84,25 @@ def _verdict_cell(verdict: str) -> str:
 
 
 def card_html(result: RunResult) -> str:
-    rows = []
-    for cid, title, source, verdict, steps in card_rows(result):
-        cls = ' class="broken"' if verdict == "broken" else ""
-        rows.append(f"<tr{cls}><td><code>{_e(cid)}</code></td><td>{_e(title)}</td>"
-                    f"<td>{_e(source)}</td>{_verdict_cell(verdict)}"
-                    f'<td class="num">{steps}</td></tr>')
+    """The card's sections and rows (``card_data``: the verdicts the card and report.json
+    show), as tables."""
+    tables = []
+    for section in card_data(result):
+        rows = []
+        for row in section["rows"]:
+            cls = ' class="broken"' if row["verdict"] == "broken" else ""
+            why = row["reason"] + (f"; replay {row['replay']}" if row["replay"] else "")
+            rows.append(f"<tr{cls}><td><code>{_e(row['id'])}</code></td><td>{_e(row['title'])}"
+                        f"</td><td>{_e(row['source'])}</td>{_verdict_cell(row['verdict'])}"
+                        f'<td class="num">{row["steps"]}</td><td>{_e(why)}</td></tr>')
+        title = (f'<h4>{_e(section["section"])}: {_e(section["summary"])}</h4>'
+                 if section["section"] else "")
+        tables.append(f"{title}<table><tr><th>clause</th><th>what must hold</th><th>source</th>"
+                      f"<th>verdict</th><th>steps</th><th>why</th></tr>{''.join(rows)}</table>")
     notes = "".join(f'<p class="note">{_e(n)}</p>' for n in result.notes)
     status = "ok" if result.ok else "bad"
     return (f'<h3 class="{status}">{_e(result.system)} &mdash; <code>{_e(result.target)}</code>'
-            f"</h3><p>{_e(summary_line(result))}</p>"
-            "<table><tr><th>clause</th><th>what must hold</th><th>source</th><th>verdict</th>"
-            f"<th>steps</th></tr>{''.join(rows)}</table>{notes}")
+            f"</h3><p>{_e(summary_line(result))}</p>{''.join(tables)}{notes}")
 
 
 _ASSIGNMENT = re.compile(r"^\s*([A-Za-z_][\w\[\]]*)\s*=\s*(.+?)\s*$")

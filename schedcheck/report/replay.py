@@ -1,44 +1,48 @@
-"""The replay script: a counterexample as a standalone program (STYLE 9, Hypothesis-style).
+"""The replay script: a counterexample as a standalone program (Hypothesis-style).
 
 ``replay_script(cx, target_spec, cwd)`` returns the text of a Python file that
 
+* needs only the target and the standard library: it carries its own copies of
+  ``schedcheck.report.replay_runtime`` (loading the target, the step time limit, the failure
+  messages), of ``schedcheck.adapt`` (how the check reads replies) and of the test doubles the
+  check handed to the target (the wheel's named callbacks and recording executor, the
+  scheduler's ``noop``) -- source, never a repr;
 * loads the target exactly as ``schedcheck check`` did (``module:attr`` importable from the
-  directory the check ran in, or ``path/to/file.py:attr`` by absolute path) -- the loader is
-  inlined, so the file needs only plain ``python``; it imports ``schedcheck.adapt`` for the
-  normalisation helpers the checks use (``norm_reply``, ``norm_claims``, ``error_name`` ...);
-* builds the target with the counterexample's constructor line, then runs one block per step:
-  a comment with the step in words (and, on the diverging step, the model's and the
-  implementation's results), the step's code, and ``assert <check>`` whose message names the
-  step, what the model expected and what the target returned when the check ran;
-* runs each step's code as ``try: <code> except Exception as _e: _raised = _e else: _raised =
-  None`` and then ``assert <check>`` (the replay convention of ``schedcheck.harness.common``:
-  ``check`` reads the step's names, ``_raised`` and the adapt helpers), so an exception the
-  model did not raise, or a different reply, fails "the same way": an AssertionError at the
-  same step, whose message names the step, the model's result and the target's;
-* prints "did not reproduce" and exits 0 when every check passes (a fixed or flaky target);
-* runs with a plain ``python`` outside the virtual environment schedcheck is installed in: when
-  ``import schedcheck`` fails it adds the folders schedcheck was installed in when the file
-  was written (:func:`install_paths`) and, if that is not enough, says in one line which
-  ``python`` to run it with.
+  folder the check ran in, or ``path/to/file.py:attr`` by absolute path; adapters are plain
+  factories, so they are built the same way), then builds it with the counterexample's
+  constructor line and runs one block per step: a comment with the step in words (and, on the
+  diverging step, the model's and the implementation's results), the step's code under the
+  check's step time limit, and its checks;
+* fails at the diverging step with an ``AssertionError`` whose message starts ``step N`` for
+  every kind of clause: a reply that differs from the model's (``Step.check``), a step that
+  did again what broke an invariant or an oracle (``Step.observed``: the target's reply as
+  the check saw it, for clauses with no model reply to compare), or a call that hangs (the
+  step time limit);
+* prints "did not reproduce" and exits 0 when every check passes (a fixed or flaky target).
 
 Thread switches are explicit comment lines (``# -- thread w1``), and the file ends with the
-``schedcheck check ... --seed S`` command that found it.
+``schedcheck check ... --seed S`` command that found it. ``schedcheck.report.verify_replay``
+runs each script before it is shown.
 """
 
 from __future__ import annotations
 
 import ast
+import inspect
 import os
-import sys
 import textwrap
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
 
+from schedcheck.harness import guard
 from schedcheck.harness.result import Counterexample, Step
 
 __all__ = ["replay_script"]
 
 _HEADER = '''\
 #!/usr/bin/env python3
-"""Replay of a schedcheck counterexample -- run it with plain `python {filename}`.
+"""Replay of a schedcheck counterexample -- run it with `python3 {filename}`.
 
 system:  {system}
 target:  {target}
@@ -46,101 +50,33 @@ broken:  {clause}
 {message}
 
 It loads the target the way `schedcheck check` did, replays the {n} steps below, and fails
-with an AssertionError at step {diverging} if the target still behaves this way.
+with an AssertionError at step {diverging} if the target still behaves this way. It needs only
+the target and the standard library: how the check reads replies and the callbacks it passed
+are written out below.
 Found by: {command}
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import os
-import sys
-
-#: where schedcheck was installed when this file was written: used when plain `python` does
-#: not find it (a virtual environment that is not active)
-SCHEDCHECK_PATHS = {paths!r}
-try:
-    import schedcheck  # noqa: F401
-except ModuleNotFoundError:
-    import site
-
-    for _where in SCHEDCHECK_PATHS:
-        site.addsitedir(_where)  # also runs the .pth files there (an editable install)
-    try:
-        import schedcheck  # noqa: F401
-    except ModuleNotFoundError:
-        raise SystemExit(
-            "replay.py needs schedcheck, which this python cannot import: run it with the "
-            "python schedcheck is installed in, e.g. {python} {filename}") from None
-
-from schedcheck.adapt import (  # noqa: F401  -- the checks below use these
-    error_name,
-    norm_cause,
-    norm_claim,
-    norm_claims,
-    norm_info,
-    norm_name,
-    norm_reply,
-)
-
+# ---- loading the target, the step time limit, the failure messages
+{runtime}
+# ---- how the check reads replies (a copy of schedcheck.adapt)
+{adapt}
+{doubles}
 TARGET = {target!r}
-CHECKED_IN = {cwd!r}  #: the directory `schedcheck check` ran in
+CHECKED_IN = {cwd!r}  #: the folder `schedcheck check` ran in
+#: where the checking python imported from: used only if the target's own imports need them
+SEARCH_PATHS = {paths!r}
+STEP_SECONDS = {step_seconds!r}  #: the check's time limit for one call
 
-
-def load_target(spec: str = TARGET):
-    """module:attr (importable from CHECKED_IN) or path/to/file.py:attr, as schedcheck does."""
-    if spec.startswith("zoo:"):  # a catalogued mutant of schedcheck's zoo
-        from schedcheck.zoo.catalogue import get
-
-        return get(spec[len("zoo:"):]).factory
-    where, _, attr = spec.rpartition(":")
-    if where.endswith(".py") or "/" in where or os.sep in where:
-        path = where if os.path.isabs(where) else os.path.join(CHECKED_IN, where)
-        name = "_schedcheck_replay_target"
-        module_spec = importlib.util.spec_from_file_location(name, path)
-        if module_spec is None or module_spec.loader is None:
-            raise SystemExit(f"cannot load {{path!r}} as a Python module")
-        module = importlib.util.module_from_spec(module_spec)
-        sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
-        sys.modules[name] = module
-        module_spec.loader.exec_module(module)
-    else:
-        sys.path.insert(0, CHECKED_IN)
-        module = importlib.import_module(where)
-    obj = module
-    for part in attr.split("."):
-        obj = getattr(obj, part)
-    return obj
-
-
-def differs(index: int, words: str, expected: str, actual_then: str, raised) -> str:
-    now = f"; this time it raised {{error_name(raised)}}: {{raised}}" if raised is not None else ""
-    return (
-        f"step {{index}} ({{words}}): the model expected {{expected}}; the implementation "
-        f"gave {{actual_then}} when this was found{{now}}"
-    )
-
-
-def same(value, expected: str) -> bool:
-    """True iff ``value``, as is or normalised as the checker would, prints as ``expected``."""
-    for norm in (lambda v: v, norm_reply, norm_claims, norm_info, norm_claim):
-        try:
-            if repr(norm(value)) == expected:
-                return True
-        except Exception:
-            pass
-    return False
-
-
-factory = load_target()
+factory = load_target(TARGET, CHECKED_IN, SEARCH_PATHS)
 '''
 
 
 def install_paths() -> list[str]:
-    """The folders a plain ``python`` needs on its path to import this schedcheck: the
-    site-packages of the running interpreter (with its dependencies and, for an editable
-    install, the .pth that maps the package) and the folder that holds the package."""
+    """The folders the checking python imports from (site-packages, with the .pth of an
+    editable install, and the folder that holds schedcheck): a target that imports
+    schedcheck itself (a zoo mutant, an adapter) finds it there when run by another python."""
     import sysconfig
 
     import schedcheck
@@ -148,6 +84,64 @@ def install_paths() -> list[str]:
     paths = [sysconfig.get_paths()["purelib"],
              os.path.dirname(os.path.dirname(os.path.abspath(schedcheck.__file__)))]
     return list(dict.fromkeys(paths))
+
+
+def _copy_of(path: str) -> str:
+    """A module's source for the script, without its docstring, ``from __future__`` line,
+    ``__all__`` and imports of schedcheck (the script carries what they import)."""
+    text = Path(path).read_text(encoding="utf-8")
+    tree = ast.parse(text)
+    lines = text.splitlines()
+    drop: set[int] = set()
+    for node in tree.body:
+        docstring = (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+                     and isinstance(node.value.value, str))
+        ours = isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in (
+            "__future__", "schedcheck")
+        exported = isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
+        if docstring or ours or exported:
+            end = node.end_lineno or node.lineno
+            drop.update(range(node.lineno - 1, end))
+    return "\n".join(ln for i, ln in enumerate(lines) if i not in drop).strip("\n") + "\n"
+
+
+def _runtime() -> str:
+    from schedcheck.report import replay_runtime
+
+    assert replay_runtime.__file__ is not None
+    return _copy_of(replay_runtime.__file__)
+
+
+def _adapt() -> str:
+    from schedcheck import adapt
+
+    assert adapt.__file__ is not None
+    return _copy_of(adapt.__file__)
+
+
+def _doubles(cx: Counterexample, code: str) -> tuple[str, list[str]]:
+    """The test doubles the script needs, as source, and the preamble without the lines that
+    imported them from schedcheck."""
+    preamble = [str(x) for x in (cx.snapshot or {}).get("preamble", []) or []]
+    kept = [ln for ln in preamble
+            if not ln.lstrip().startswith(("from schedcheck", "import schedcheck"))]
+    parts: list[str] = []
+    text = "\n".join([*preamble, code])
+    if "make_callback(" in text or "RecordingExecutor(" in text:
+        from schedcheck.harness import wheel_fixtures as wf
+
+        objects: Iterable[Any] = (wf.CallLog, wf.Callback, wf.make_callback,
+                                  wf.RecordingExecutor)
+        parts.append("# ---- the callbacks and executor the check handed to the wheel\n"
+                     "import threading\nfrom concurrent.futures import Future\n"
+                     "from collections.abc import Callable\n\n"
+                     f"EXECUTOR_POLICIES = {wf.EXECUTOR_POLICIES!r}\n\n\n"
+                     + "\n\n".join(inspect.getsource(o) for o in objects))
+    if "noop" in text:
+        parts.append("# ---- the task function the check submitted\n"
+                     "def noop(*args, **kwargs):\n    return None\n")
+    return "\n\n".join(parts) + ("\n" if parts else ""), kept
 
 
 def _bare_expression(code: str) -> bool:
@@ -171,10 +165,71 @@ def _step_code_and_check(st: Step) -> tuple[str, str | None]:
     return st.code, check
 
 
+def _observed(st: Step, code: str) -> str | None:
+    """On the diverging step: an expression true iff the target did again what it did when
+    this was found, if its reply shows it (the step's own ``observed``, else its reply
+    compared with the one recorded). None when the reply was the model's own (the clause
+    broke in something the reply does not show) or there is nothing to read."""
+    if st.again:
+        return st.again
+    if st.expected and st.expected == st.actual:
+        return None
+    if st.actual.startswith(("raises Hang[", "raises OutOfMemory[")):
+        return None  # the step limit reports a hang; memory is the check's own ceiling
+    if st.observed:
+        return st.observed
+    if st.actual.startswith("raises "):
+        name = st.actual[len("raises "):].split("(", 1)[0]
+        return f"_raised is not None and error_name(_raised) == {name!r}"
+    assigned = _assigned(code)
+    if assigned is None:
+        return None
+    return f"_raised is None and same({assigned}, {st.actual!r})"
+
+
+def _assigned(code: str) -> str | None:
+    """The one name a step's code assigns (``claim_0 = target.ready()``), if any."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Assign):
+        return None
+    targets = tree.body[0].targets
+    if len(targets) == 1 and isinstance(targets[0], ast.Name):
+        return targets[0].id
+    return None
+
+
 def _block(code: str) -> str:
-    body = textwrap.indent(code.strip("\n"), "    ")
+    body = textwrap.indent(code.strip("\n"), "        ")
     only_comments = all(not ln.strip() or ln.strip().startswith("#") for ln in code.splitlines())
-    return f"{body}\n    pass" if only_comments else body
+    return f"{body}\n        pass" if only_comments else body
+
+
+def _step_lines(st: Step, cx: Counterexample) -> list[str]:
+    lines = [f"# step {st.index}: {st.words}"]
+    if st.diverged:
+        model = st.expected or f"(no reply to compare: {cx.clause})"
+        lines.append(f"#   model:          {model}")
+        lines.append(f"#   implementation: {st.actual}    <-- first divergence")
+    code, check = _step_code_and_check(st)
+    lines += [f"with step_limit({st.index}, {st.words!r}, STEP_SECONDS):",
+              "    try:", _block(code),
+              "    except Exception as _e:", "        _raised = _e",
+              "    else:", "        _raised = None"]
+    if check:
+        why = f"differs({st.index}, {st.words!r}, {st.expected!r}, {st.actual!r}, _raised)"
+        lines.append(f"assert {check}, {why}")
+    if st.diverged:
+        observed = _observed(st, code)
+        if observed:
+            story = cx.message if len(cx.message) <= 300 else cx.message[:297] + "..."
+            why = (f"reproduced({st.index}, {st.words!r}, {cx.clause!r}, {story!r}, "
+                   f"{st.actual!r})")
+            lines.append(f"assert not ({observed}), {why}")
+    lines.append("")
+    return lines
 
 
 def replay_script(
@@ -187,42 +242,35 @@ def replay_script(
 ) -> str:
     diverging = cx.divergence
     message = textwrap.fill(cx.message, 92) if cx.message else ""
+    all_code = "\n".join([cx.setup, *(st.code for st in cx.steps)])
+    doubles, preamble = _doubles(cx, all_code)
     head = _HEADER.format(
         filename=filename,
         system=cx.system,
         target=target_spec,
         clause=cx.clause,
-        message=message.replace('"""', "'''"),
+        message=message.replace('"""', "'''").replace("\\", "\\\\"),
         n=len(cx.steps),
         diverging=diverging.index if diverging else "?",
         command=command or f"schedcheck check {cx.system} {target_spec}"
         + (f" --seed {cx.seed}" if cx.seed is not None else ""),
         cwd=cwd,
         paths=install_paths(),
-        python=sys.executable,
+        runtime=_runtime(),
+        adapt=_adapt(),
+        doubles=doubles,
+        step_seconds=cx.step_seconds or guard.step_seconds(),
     )
-    preamble = [str(x) for x in (cx.snapshot or {}).get("preamble", []) or []]
-    lines = [head, *preamble, cx.setup.strip() or "target = factory()", ""]
+    setup = cx.setup.strip() or "target = factory()"
+    lines = [head, *preamble,
+             "with step_limit(-1, 'build the target', STEP_SECONDS):",
+             textwrap.indent(setup, "    "), ""]
     lane: str | None = None
     for st in cx.steps:
         if st.thread and st.thread != lane:
             lines.append(f"# -- thread {st.thread}")
             lane = st.thread
-        lines.append(f"# step {st.index}: {st.words}")
-        if st.diverged:
-            lines.append(f"#   model:          {st.expected}")
-            lines.append(f"#   implementation: {st.actual}    <-- first divergence")
-        code, check = _step_code_and_check(st)
-        lines.append("try:")
-        lines.append(_block(code))
-        lines.append("except Exception as _e:")
-        lines.append("    _raised = _e")
-        lines.append("else:")
-        lines.append("    _raised = None")
-        if check:
-            why = f"differs({st.index}, {st.words!r}, {st.expected!r}, {st.actual!r}, _raised)"
-            lines.append(f"assert {check}, {why}")
-        lines.append("")
+        lines += _step_lines(st, cx)
     lines.append(
         'print("did not reproduce: every step behaved as the model did '
         '(the target was fixed, or the failure depends on timing)")'

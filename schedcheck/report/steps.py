@@ -64,7 +64,12 @@ def steps_text(
     if cx.schedule:
         out += ["", f"thread schedule (who ran at each switch): {cx.schedule}"]
     out.append("")
-    out.append("replay it:   python replay.py   (fails with an AssertionError at the same step)")
+    if cx.replay_check:
+        out.append(f"replay it:   python3 replay.py   (run before this was shown: "
+                   f"{cx.replay_check})")
+    else:
+        out.append("replay it:   python3 replay.py   (fails with an AssertionError at the "
+                   "diverging step)")
     if command:
         out.append(f"search again: {command}")
     if pictures:

@@ -21,10 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from schedcheck.harness import guard
 from schedcheck.harness.result import Counterexample, RunResult
-from schedcheck.report.card import card_text
+from schedcheck.report.card import card_data, card_text
 from schedcheck.report.render import write_pictures
 from schedcheck.report.replay import replay_script
+from schedcheck.report.replay_check import ReplayCheck, check_replay
 from schedcheck.report.steps import steps_text
 
 __all__ = ["Written", "fresh_out_dir", "report_json", "write_run"]
@@ -68,6 +70,8 @@ def check_command(result: RunResult, target_spec: str) -> str:
 def report_json(result: RunResult, *, command: str = "", files: list[str] | None = None,
                 extra: dict[str, Any] | None = None) -> dict[str, Any]:
     data = result.to_json()
+    # the verdicts as the card shows them, section by section (card.txt, index.html)
+    data["card"] = card_data(result)
     data["command"] = command
     data["files"] = files or []
     cx = result.counterexample
@@ -83,15 +87,49 @@ def _write_counterexample(cx: Counterexample, folder: Path, written: Written, *,
     """``steps.txt``, ``replay.py`` and the pictures of ``cx`` in ``folder``; the pictures."""
     pictures = write_pictures(cx, folder) if with_pictures else []
     replay = folder / "replay.py"
-    replay.write_text(replay_script(cx, target_spec, cwd, command=command), encoding="utf-8")
+    written.files += _write_replay(cx, replay, target_spec=target_spec, cwd=cwd,
+                                   command=command)
     steps = folder / "steps.txt"
     steps.write_text(
         steps_text(cx, target=target_spec, command=command,
                    pictures=[written.rel(p) for p in pictures if p.suffix in (".svg", ".dot")]),
         encoding="utf-8",
     )
-    written.files += [steps, replay]
+    written.files.append(steps)
     return pictures
+
+
+#: replays already run, by their text (the first counterexample is written twice)
+_checked: dict[str, ReplayCheck] = {}
+
+
+def _write_replay(cx: Counterexample, replay: Path, *, target_spec: str, cwd: str,
+                  command: str) -> list[Path]:
+    """``replay.py``, run before it is shown (``replay_check``): its verdict goes on ``cx``.
+    A reduced replay that does not verify gets the unreduced run beside it
+    (``replay-unreduced.py``), checked the same way."""
+    replay.write_text(replay_script(cx, target_spec, cwd, command=command), encoding="utf-8")
+    files = [replay]
+    diverging = cx.divergence
+    text = replay.read_text(encoding="utf-8")
+    verdict = _checked.get(text) or check_replay(
+        replay, diverging.index if diverging else None,
+        step_seconds=cx.step_seconds or guard.step_seconds(), steps=len(cx.steps))
+    _checked[text] = verdict
+    cx.replay_check = verdict.text
+    if not verdict.verified and cx.unreduced is not None:
+        full = cx.unreduced
+        other = replay.with_name("replay-unreduced.py")
+        other.write_text(replay_script(full, target_spec, cwd, filename=other.name,
+                                       command=command), encoding="utf-8")
+        files.append(other)
+        at = full.divergence
+        second = check_replay(other, at.index if at else None,
+                              step_seconds=full.step_seconds or guard.step_seconds(),
+                              steps=len(full.steps))
+        cx.replay_check += (f"; the unreduced run ({len(full.steps)} steps) is in "
+                            f"{other.name}, {second.text}")
+    return files
 
 
 def write_run(result: RunResult, out: Path, *, target_spec: str, cwd: str,
@@ -99,9 +137,6 @@ def write_run(result: RunResult, out: Path, *, target_spec: str, cwd: str,
     out.mkdir(parents=True, exist_ok=True)
     written = Written(out)
     command = command or check_command(result, target_spec)
-    card = out / "card.txt"
-    card.write_text(card_text(result) + "\n", encoding="utf-8")
-    written.files.append(card)
     cx = result.counterexample
     if cx is not None:
         written.pictures = _write_counterexample(cx, out, written, target_spec=target_spec,
@@ -117,6 +152,10 @@ def write_run(result: RunResult, out: Path, *, target_spec: str, cwd: str,
                                              with_pictures=with_pictures)
             written.pictures_of[each.clause] = pictures
             written.files += pictures
+    # the card last: it shows what running each replay showed
+    card = out / "card.txt"
+    card.write_text(card_text(result) + "\n", encoding="utf-8")
+    written.files.insert(0, card)
     report = out / "report.json"
     data = report_json(result, command=command,
                        files=[written.rel(p) for p in [*written.files, report]])

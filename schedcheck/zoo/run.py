@@ -8,8 +8,10 @@ For each :class:`~schedcheck.zoo.catalogue.Mutant`, one stage of the check pipel
   30-step program can take a minute); a survivor costs the full example budget;
 * ``kind == "cost"`` -- the scaling clause at the system's ``zoo_cost_n``: killed iff the cost
   ratio is over the threshold;
-* ``kind == "race"`` -- the concurrent rounds: the suite with the concurrent-round rule mixed
-  in, then the race hunt.
+* ``kind == "race"`` -- the concurrent rounds, the race hunt first (it finds each catalogued
+  race in seconds; its round is reduced on the recorded schedule within a budget of its own,
+  ``schedcheck.concurrency.reduce``), then -- only if the hunt found nothing -- the suite with
+  the concurrent-round rule mixed in.
 
 The rows are rendered by ``schedcheck.report.kill_matrix``.
 
@@ -29,6 +31,7 @@ from typing import Any
 
 from schedcheck import pipeline, systems
 from schedcheck.harness.result import BROKEN, RunResult
+from schedcheck.progress import nested
 from schedcheck.zoo.catalogue import Mutant, all_mutants
 
 __all__ = ["KillRow", "run_mutant", "run_zoo"]
@@ -76,7 +79,9 @@ def _caught_by(result: RunResult) -> str | None:
 
 
 def run_mutant(mutant: Mutant, *, examples: int | None = None, seed: int | None = None,
-               shrink: bool = False) -> KillRow:
+               shrink: bool = False, bar: pipeline.ProgressFactory | None = None) -> KillRow:
+    """One row of the kill matrix. ``bar`` (a ``pipeline.ProgressFactory``) also gets the
+    examples of each stage, for a progress line."""
     entry = systems.get(mutant.system)
     started = time.perf_counter()
     target = f"zoo:{mutant.name}"
@@ -95,14 +100,21 @@ def run_mutant(mutant: Mutant, *, examples: int | None = None, seed: int | None 
             first_failure.append(done)
 
     @contextmanager
-    def bar(label: str, total: int | None) -> Iterator[pipeline.Progress]:
-        yield progress
+    def counting(label: str, total: int | None) -> Iterator[pipeline.Progress]:
+        with nested(bar, label, total) as outer:
+            def both(done: int, steps: int, failures: int) -> None:
+                progress(done, steps, failures)
+                if outer is not None:
+                    outer(done, steps, failures)
+
+            yield both
 
     race = mutant.kind == "race"
     result = pipeline.check(entry, mutant.factory, target_name=target,
                             examples=examples or DEFAULT_ZOO_EXAMPLES,
                             seed=ZOO_SEED if seed is None else seed, shrink=shrink,
-                            suite=not race, cost=False, rounds=race, bar=bar)
+                            suite=not race, cost=False, rounds=race, bar=counting,
+                            hunt_first=race)
     # examples to the kill: up to the first failing one (shrinking runs are not counted)
     to_kill = first_failure[0] if first_failure and not race else result.examples
     return KillRow(mutant, not result.ok, _caught_by(result), to_kill,
@@ -118,10 +130,12 @@ def run_zoo(
     status: Callable[[str], None] | None = None,
     shrink: bool = False,
     each: Callable[[str], None] | None = None,
+    bar: pipeline.ProgressFactory | None = None,
 ) -> list[KillRow]:
     """Run the selected mutants in catalogue order. ``only`` names unknown to the catalogue
     raise ``KeyError`` with the known names. ``status`` gets one line as the zoo starts,
-    ``each`` one line per mutant (``zoo 3/40: name (kind)``)."""
+    ``each`` one line per mutant (``zoo 3/40: name (kind)``), ``bar`` the progress of each
+    mutant's stages (see :func:`run_mutant`)."""
     mutants = all_mutants()
     if only is not None:
         wanted = list(only)
@@ -139,5 +153,5 @@ def run_zoo(
     for i, mutant in enumerate(mutants, 1):
         if each is not None:
             each(f"zoo {i}/{len(mutants)}: {mutant.name} ({mutant.kind})")
-        rows.append(run_mutant(mutant, examples=examples, seed=seed, shrink=shrink))
+        rows.append(run_mutant(mutant, examples=examples, seed=seed, shrink=shrink, bar=bar))
     return rows

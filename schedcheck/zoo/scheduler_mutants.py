@@ -18,11 +18,13 @@ from typing import Any
 
 from schedcheck.contract import Cause, Claim, CycleError, Outcome, Reply, TaskState, require_int
 from schedcheck.harness.clauses import (
+    S1,
     S4,
     S5,
     S6,
     S7,
     S8,
+    S9,
     S_CLAIM_ONCE,
     S_COST,
     S_INV,
@@ -35,7 +37,10 @@ from schedcheck.zoo.mutant import mutant
 
 __all__ = [
     "BlockedCauseOverwrittenScheduler",
+    "BlocksThroughRunningScheduler",
     "BooleanCycleScheduler",
+    "BrokenCompleteManyScheduler",
+    "CancelRunningTwiceScheduler",
     "CloseDropsPendingScheduler",
     "DoubleReleaseScheduler",
     "FailureAsSuccessScheduler",
@@ -43,9 +48,11 @@ __all__ = [
     "LimitSkipsMaxConcurrencyScheduler",
     "NoGenerationCheckScheduler",
     "OneShotSortScheduler",
+    "PendingOnDeadDependencyScheduler",
     "ReadyOverFreeSlotsScheduler",
     "RescanAllScheduler",
     "RetryReusesFailedScheduler",
+    "ReversedCycleScheduler",
     "StaleEdgesScheduler",
 ]
 
@@ -84,7 +91,7 @@ class RescanAllScheduler(_Mutant):
             return Reply(Outcome.APPLIED, TaskState.SUCCEEDED)
 
 
-@mutant(name="sched-no-generation-check", system="scheduler", clause=S4, also=(S5,),
+@mutant(name="sched-no-generation-check", system="scheduler", clause=S4, also=(S5, S9),
         source=SEED,
         mistake="complete()/fail() ignore the generation they name: a late callback from an old "
                 "worker is APPLIED to the current generation (SUCCEEDED/FAILED) instead of "
@@ -169,7 +176,7 @@ class DoubleReleaseScheduler(_Mutant):
 
 
 @mutant(name="sched-stale-edges-on-resubmit", system="scheduler", clause=S_ORACLE_CYCLE,
-        source=SEED,
+        also=(S7,), source=SEED,
         mistake="a resubmit leaves the old version's reverse edges: the old dependency still "
                 "releases (or blocks) the new version, which becomes READY before its new "
                 "dependencies; the incremental cycle check follows the stale edges and reports "
@@ -303,3 +310,90 @@ class RetryReusesFailedScheduler(_Mutant):
         if reused:
             self._gen[s] -= 1  # MUTANT: FAILED -> PENDING under the same (task, generation) key
         return s
+
+
+@mutant(name="sched-reversed-cycle", system="scheduler", clause=S_ORACLE_CYCLE, source=EXTRA,
+        mistake="CycleError.cycle lists the cycle backwards: each element is a dependent of "
+                "the next instead of one of its dependencies ([a, ..., a] read the wrong way "
+                "round)")
+class ReversedCycleScheduler(_Mutant):
+    """start() and submit() report the right cycle in the wrong direction."""
+
+    def start(self) -> None:
+        try:
+            super().start()
+        except CycleError as exc:
+            raise CycleError(list(reversed(exc.cycle))) from None  # MUTANT: dependents order
+
+    def submit(self, task_id: Any, deps: Any = (), fn: Any = None, *,
+               optional: Any = ()) -> int:
+        try:
+            return super().submit(task_id, deps, fn, optional=optional)
+        except CycleError as exc:
+            raise CycleError(list(reversed(exc.cycle))) from None
+
+
+@mutant(name="sched-blocks-through-running", system="scheduler", clause=S6, also=(S5,),
+        source=EXTRA,
+        mistake="failure and cancellation propagate through a RUNNING dependent (one claimed "
+                "before its dependency was resubmitted): the RUNNING task stays RUNNING but its "
+                "own PENDING dependents become BLOCKED, although it may still succeed")
+class BlocksThroughRunningScheduler(_Mutant):
+    """Propagation does not stop at RUNNING tasks: it walks on to their dependents."""
+
+    def _block(self, root: int, cause: Cause, *, release_root: bool = True) -> None:
+        super()._block(root, cause, release_root=release_root)
+        stack, seen = [root], {root}
+        while stack:
+            for d in slots(self._out[stack.pop()]).tolist():
+                if d in seen:
+                    continue
+                seen.add(d)
+                if self._st[d] == RUN:  # MUTANT: a RUNNING task passes the blocking on
+                    for x in slots(self._out[d]).tolist():
+                        if self._st[x] == P:
+                            self._st[x] = BLK
+                            self._cause[x] = cause
+                            self._m.blocked += 1
+                            super()._block(x, cause)
+                elif self._st[d] == BLK:
+                    stack.append(d)
+
+
+@mutant(name="sched-cancel-running-twice", system="scheduler", clause=S6, source=EXTRA,
+        mistake="a second cancel() of a RUNNING task answers REQUESTED again instead of "
+                "DUPLICATE: the request is recorded afresh every time")
+class CancelRunningTwiceScheduler(_Mutant):
+    """cancel() of a RUNNING task forgets that a cancel was already requested."""
+
+    def cancel(self, task_id: Any, generation: int | None = None) -> Reply:
+        reply = super().cancel(task_id, generation)
+        if reply.outcome is Outcome.DUPLICATE and reply.state is TaskState.RUNNING:
+            return Reply(Outcome.REQUESTED, TaskState.RUNNING)  # MUTANT: requested again
+        return reply
+
+
+@mutant(name="sched-pending-on-dead-dependency", system="scheduler", clause=S1, also=(S7, S_INV),
+        source=EXTRA,
+        mistake="a new generation whose dependency already FAILED (or was cancelled) is left "
+                "PENDING, waiting for ever, instead of BLOCKED with that dependency's cause")
+class PendingOnDeadDependencyScheduler(_Mutant):
+    """submit() counts a dead dependency as merely outstanding."""
+
+    def submit(self, task_id: Any, deps: Any = (), fn: Any = None, *,
+               optional: Any = ()) -> int:
+        return self._submit(task_id, deps, fn, optional)  # the general path only
+
+    def _decide(self, s: int) -> None:
+        return None  # MUTANT: no BLOCKED at submit; the dead dependency stays outstanding
+
+
+@mutant(name="sched-complete-many-broken", system="scheduler", clause=S4, also=(S9,),
+        source=EXTRA,
+        mistake="the batch path complete_many() raises NameError (a name left over from a "
+                "refactoring) instead of applying each completion as complete() would")
+class BrokenCompleteManyScheduler(_Mutant):
+    """complete_many() crashes on its first line."""
+
+    def complete_many(self, claims: Any) -> list[Reply]:
+        raise NameError("name 'replies' is not defined")  # MUTANT: the batch path is broken

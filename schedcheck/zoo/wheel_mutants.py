@@ -14,9 +14,10 @@ threads); the hashed wheel's re-check is ``_still_live(node)``.
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from schedcheck.contract import require_int
-from schedcheck.harness.clauses import W1, W2, W3, W_COST, W_INV_EARLY
+from schedcheck.harness.clauses import W1, W2, W3, W4, W_COST, W_INV_EARLY, W_INV_ONCE, W_MEM
 from schedcheck.impl._wheel_buckets import _BucketArray
 from schedcheck.impl._wheel_common import Callback, Handle, ceil_div
 from schedcheck.impl.hashed_wheel import HashedTimingWheel
@@ -28,6 +29,7 @@ __all__ = [
     "BudgetCountsNonEmptyWheel",
     "CascadeLevelTooHighWheel",
     "DropsNotYetDueWheel",
+    "FiredMarkedCancelledWheel",
     "FiresNotYetDueWheel",
     "FloorDueTickWheel",
     "ForgottenRoundsWheel",
@@ -35,6 +37,8 @@ __all__ = [
     "MissedTicksIgnoredWheel",
     "NegativeModuloWheel",
     "ScanAllTimersWheel",
+    "ShellsNeverCompactedWheel",
+    "StallTickByTickWheel",
     "WallClockWheel",
 ]
 
@@ -207,3 +211,45 @@ class BudgetCountsNonEmptyWheel(HashedTimingWheel):
             self._process_tick(k, out)
             k += 1
         return last + 1
+
+
+@mutant(name="wheel-fired-marked-cancelled", system="wheel", clause=W_INV_ONCE, also=(W4,),
+        source=_EXTRA,
+        mistake="cancel() of a handle that already fired returns False but marks it "
+                "cancelled: the handle then reads fired=True and cancelled=True at once")
+class FiredMarkedCancelledWheel(HashedTimingWheel):
+    """A late cancel drops the fired handle's callback, and `cancelled` reads that."""
+
+    def cancel(self, handle: Handle) -> bool:
+        stopped = super().cancel(handle)
+        if not stopped and isinstance(handle, Handle) and handle._owner is None:
+            handle._callback = None  # MUTANT: a fired handle now reads cancelled too
+        return stopped
+
+
+@mutant(name="wheel-stall-tick-by-tick", system="wheel", clause=W_COST, kind="cost",
+        source=_EXTRA,
+        mistake="advance() visits every tick of a stall one by one (no occupancy skip, no "
+                "rotation jump): answers stay right, but a stall of k ticks costs O(k) "
+                "Python steps, so a long stall hangs the driver")
+class StallTickByTickWheel(HashedTimingWheel):
+    """Every tick between the cursor and now is looked at, empty or not."""
+
+    def _process(self, first: int, last: int, out: list[Handle]) -> int:
+        occ, size = self._buckets.occ, self._wheel_size
+        for k in range(first, last + 1):  # MUTANT: O(ticks), not O(non-empty buckets)
+            if occ[k % size]:
+                self._process_tick(k, out)
+        return last + 1
+
+
+@mutant(name="wheel-shells-never-compacted", system="wheel", clause=W_MEM, source=_EXTRA,
+        mistake="lazy cancel without compaction: a cancelled timer's shell stays in its bucket "
+                "until the cursor takes that bucket, so a wheel whose timers were cancelled "
+                "keeps every shell (far more than 2 x pending + 2 entries, with nothing "
+                "pending)")
+class ShellsNeverCompactedWheel(HashedTimingWheel):
+    """Cancelled shells are only dropped when their bucket is processed."""
+
+    def _mark_shell(self, node: Any) -> None:
+        return None  # MUTANT: no bucket is rebuilt; the shells outnumber the pending timers

@@ -146,6 +146,10 @@ class Stranger:
 
 
 def _kill(factory: Any, **kwargs: Any) -> Any:
+    """The suite's first counterexample of ``factory``, unshrunk: which clause catches a
+    mistake does not depend on shrinking (``test_shrunk_kills_keep_their_clause``, nightly,
+    checks the shrunk ones), and shrinking a 30-step program costs minutes on 2 cores."""
+    kwargs.setdefault("shrink", False)
     result = run_scheduler_suite(factory, examples=KILL_EXAMPLES, seed=kwargs.pop("seed", 0),
                                  **kwargs)
     assert result.counterexample is not None, (
@@ -220,6 +224,17 @@ def test_a_late_callback_that_applies_is_a_counterexample_of_rule_4_with_a_diver
     assert not result.ok
 
 
+@pytest.mark.nightly
+@pytest.mark.parametrize(("factory", "clause"), [
+    (NoGenerationCheck, "S4"), (ClaimsTwice, "S-CLAIM-ONCE"), (ShortCycle, "S-ORACLE-CYCLE"),
+    (KeyErrorForUnknown, "S9"), (NoBlocking, "S-INV")], ids=lambda v: getattr(v, "__name__", v))
+def test_shrunk_kills_keep_their_clause(factory: Any, clause: str) -> None:
+    """The kills above, shrunk by Hypothesis: the same clause, and no longer than unshrunk."""
+    shrunk = _kill(factory, shrink=True).counterexample
+    assert shrunk.clause == clause
+    assert len(shrunk.steps) <= len(_kill(factory).counterexample.steps)
+
+
 def test_a_generation_claimed_twice_breaks_claim_once() -> None:
     cx = _kill(ClaimsTwice).counterexample
     assert cx.clause == "S-CLAIM-ONCE"
@@ -254,9 +269,11 @@ def test_a_target_that_cannot_be_built_is_a_counterexample_not_a_crash() -> None
     assert "could not be built" in cx.message
 
 
-def test_one_seed_yields_one_trace() -> None:
-    first = run_scheduler_suite(ShortCycle, examples=KILL_EXAMPLES, seed=11)
-    second = run_scheduler_suite(ShortCycle, examples=KILL_EXAMPLES, seed=11)
+@pytest.mark.parametrize("shrink", [
+    False, pytest.param(True, marks=pytest.mark.nightly)], ids=["unshrunk", "shrunk"])
+def test_one_seed_yields_one_trace(shrink: bool) -> None:
+    first = run_scheduler_suite(ShortCycle, examples=KILL_EXAMPLES, seed=11, shrink=shrink)
+    second = run_scheduler_suite(ShortCycle, examples=KILL_EXAMPLES, seed=11, shrink=shrink)
     assert first.counterexample is not None and second.counterexample is not None
     assert [s.code for s in first.counterexample.steps] == [
         s.code for s in second.counterexample.steps]
@@ -287,7 +304,7 @@ def test_a_bug_in_the_model_side_is_an_internal_error_not_a_counterexample(
 
     monkeypatch.setattr(ModelScheduler, "close", broken_close)
     with pytest.raises(SchedcheckInternalError, match="reference model raised RuntimeError"):
-        run_scheduler_suite(Stranger, examples=100, seed=0)
+        run_scheduler_suite(Stranger, examples=100, seed=0, shrink=False)
 
 
 # --------------------------------------------------------------------------------------------

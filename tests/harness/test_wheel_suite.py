@@ -84,8 +84,13 @@ def test_one_seed_gives_one_trace() -> None:
     assert passing[0].steps == passing[1].steps
 
 
+#: The seed's plan keeps a cancelled handle in its bucket until the cursor comes round (W-MEM
+#: breaks: tests/harness/test_added_oracles.py); set aside where another rule is looked at.
+SEED_MEMORY = frozenset({"W-MEM"})
+
+
 def test_a_wheel_that_forgets_rounds_fires_early_and_the_program_replays() -> None:
-    result = run_wheel_suite(ForgetfulWheel, seed=3)
+    result = run_wheel_suite(ForgetfulWheel, seed=3, set_aside=SEED_MEMORY)
     cx = result.counterexample
     assert cx is not None
     assert cx.clause == "W-INV-EARLY"
@@ -136,7 +141,7 @@ def test_a_wheel_that_runs_callbacks_on_the_advancing_thread_breaks_rule_3() -> 
 
 
 def test_the_seed_formula_is_rejected_in_exact_mode() -> None:
-    result = run_wheel_suite(SeedWheel, seed=6, shrink=False)
+    result = run_wheel_suite(SeedWheel, seed=6, shrink=False, set_aside=SEED_MEMORY)
     cx = result.counterexample
     assert cx is not None
     # late due ticks show as a missing timer (W2) or, inside one multi-tick advance, as
@@ -203,9 +208,12 @@ def test_scaling_flags_a_cancel_that_searches_for_its_timer() -> None:
 
 def test_scaling_of_a_wheel_whose_cancel_raises_judges_its_ticks_and_says_so() -> None:
     scaling = check_wheel_scaling(RaisingCancelWheel, n=2_000)
-    assert scaling.verdict == HELD, scaling.text
     assert ("cancel not measured: NotImplementedError: cancel is not written yet"
             in scaling.text)
+    # its ticks away from the parked bucket cost O(1); its stall is walked tick by tick (the
+    # seed's plan), and that alone breaks the clause
+    assert "with 16000 -- ratio 1.00" in scaling.text, scaling.text
+    assert scaling.verdict == BROKEN and scaling.ratio > 5, scaling.text
 
 
 def test_scaling_flags_a_wheel_that_walks_every_timer_on_each_tick_every_time() -> None:

@@ -25,7 +25,7 @@ def both(cls: type) -> tuple[Any, Any]:
 
 def test_every_scheduler_mutant_is_registered_with_a_stated_mistake() -> None:
     ours = {m.name: m for m in all_mutants() if m.factory.__module__ == zm.__name__}
-    assert len(ours) == len(zm.__all__) == 13
+    assert len(ours) == len(zm.__all__) == 18
     assert {m.factory.__name__ for m in ours.values()} == set(zm.__all__)
     for m in ours.values():
         assert m.system == "scheduler" and len(m.mistake) > 40
@@ -218,3 +218,74 @@ def test_rescan_all_gives_the_same_answers_but_touches_every_task() -> None:
     while claims := m.ready():
         m.complete(claims[0].task_id, claims[0].generation)
     assert visits == 50 * 50
+
+
+def test_reversed_cycle_names_each_element_a_dependent_of_the_next() -> None:
+    good, bad = both(zm.ReversedCycleScheduler)
+    cycles = []
+    for s in (good, bad):
+        s.submit("a", ["c"])
+        s.submit("b", ["a"])
+        s.submit("c", ["b"])
+        with pytest.raises(CycleError) as caught:
+            s.start()
+        cycles.append(list(caught.value.cycle))
+    assert cycles[1] == cycles[0][::-1]  # [a, c, b, a]: 'a' is no dependency of 'c'
+    assert cycles[0] in (["a", "b", "c", "a"], ["b", "c", "a", "b"], ["c", "a", "b", "c"])
+
+
+def _running_dependent(s: Any) -> None:
+    """a SUCCEEDED, j (needs a) RUNNING, b (needs j) PENDING; then a resubmitted and cancelled."""
+    s.submit("a")
+    s.submit("j", ["a"])
+    s.submit("b", ["j"])
+    s.start()
+    s.ready()
+    s.complete("a", 1)
+    s.ready()
+    s.submit("a")
+    s.cancel("a")
+
+
+def test_blocking_through_a_running_task_blocks_what_depends_on_it() -> None:
+    good, bad = both(zm.BlocksThroughRunningScheduler)
+    for s in (good, bad):
+        _running_dependent(s)
+        assert s.info("j").state is RUN
+    assert good.info("b").state is P
+    assert bad.info("b").state is BLK
+
+
+def test_a_second_cancel_of_a_running_task_is_requested_again() -> None:
+    good, bad = both(zm.CancelRunningTwiceScheduler)
+    for s in (good, bad):
+        s.submit("a")
+        s.start()
+        s.ready()
+        assert s.cancel("a").outcome is Outcome.REQUESTED
+    assert good.cancel("a").outcome is Outcome.DUPLICATE
+    assert bad.cancel("a").outcome is Outcome.REQUESTED
+
+
+def test_a_new_generation_on_a_dead_dependency_stays_pending() -> None:
+    good, bad = both(zm.PendingOnDeadDependencyScheduler)
+    for s in (good, bad):
+        s.submit("a")
+        s.start()
+        s.ready()
+        s.fail("a", 1)
+        s.submit("b", ["a"])
+    assert good.info("b").state is BLK
+    assert bad.info("b").state is P
+
+
+def test_a_broken_complete_many_raises_where_complete_applies() -> None:
+    good, bad = both(zm.BrokenCompleteManyScheduler)
+    for s in (good, bad):
+        s.submit("a")
+        s.start()
+    claims = [(c.task_id, c.generation) for c in good.ready()]
+    assert [r.outcome for r in good.complete_many(claims)] == [Outcome.APPLIED]
+    bad.ready()
+    with pytest.raises(NameError):
+        bad.complete_many(claims)

@@ -43,7 +43,7 @@ def test_every_wheel_mutant_is_registered_once_with_a_known_clause() -> None:
 
     ids = {c.id for c in WHEEL_CLAUSES}
     wheel = [m for m in all_mutants() if m.system == "wheel" and not m.name.startswith("race-")]
-    assert len(wheel) == 12
+    assert len(wheel) == 15
     for m in wheel:
         assert m.expected_clause in ids, m
         assert m.factory(1, 4).pending() == 0
@@ -202,3 +202,39 @@ def test_budget_counting_only_non_empty_ticks_runs_past_the_window(budget: int) 
     m, good, bad = both(run, wm.BudgetCountsNonEmptyWheel)
     assert m == good == ([], 7 - budget)
     assert bad[0] == [0]
+
+
+def test_fired_marked_cancelled_reads_both_flags() -> None:
+    def run(cls: Any) -> tuple[bool, bool, bool]:
+        w = cls(1, 8)
+        h = w.schedule(1, noop)
+        w.advance(2)
+        return w.cancel(h), h.fired, h.cancelled
+
+    m, good, bad = both(run, wm.FiredMarkedCancelledWheel)
+    assert m == good == (False, True, False)
+    assert bad == (False, True, True)
+
+
+def test_shells_never_compacted_outnumber_the_pending_timers() -> None:
+    from schedcheck.harness.wheel_memory import entries_held, entry_bound
+
+    def run(cls: Any) -> int | None:
+        w = cls(1, 8)
+        hs = [w.schedule(100 + i, noop) for i in range(6)]
+        w.advance(1)
+        for h in hs:
+            assert w.cancel(h)
+        return entries_held(w, hs)
+
+    good, bad = run(impl.HashedTimingWheel), run(wm.ShellsNeverCompactedWheel)
+    assert good is not None and good <= entry_bound(0)
+    assert bad == 6
+
+
+def test_stall_tick_by_tick_fires_the_same_timers() -> None:
+    def run(cls: Any) -> dict[int, int]:
+        return fired_at(cls(1, 8), [3, 40, 41, 200], 1000, step=250)
+
+    m, good, bad = both(run, wm.StallTickByTickWheel)
+    assert m == good == bad  # right answers: only the cost differs (W-COST's stall ratio)

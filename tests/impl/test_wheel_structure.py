@@ -325,35 +325,111 @@ def test_cancel_frees_the_callback_at_once_and_the_shell_at_the_bucket_visit(cls
 
 
 @pytest.mark.parametrize("cls", WHEELS, ids=IDS)
-def test_shells_outnumbering_pending_timers_are_compacted(cls: Any) -> None:
+def test_queued_shells_passing_half_the_queue_are_dropped(cls: Any) -> None:
     w = cls(1, 8)
-    hs = [w.schedule(10**6 + i, noop) for i in range(1000)]  # far away: no bucket is visited
+    hs = [w.schedule(10**6 + i, noop) for i in range(1000)]  # all queued for a bucket
     for h in hs[:500]:
         assert w.cancel(h)
-    assert _entries(w) == 1000 and w._dead == 500  # 500 shells, 500 pending: no compaction
-    assert w.cancel(hs[500])  # 501 shells > 499 pending: every bucket is rebuilt
-    assert _entries(w) == 499 and w._dead == 0
+    assert _entries(w) == w.stored_entries() == 1000  # 500 shells of 1000: not over half
+    w.check_invariants()
+    assert w.cancel(hs[500])  # 501 shells of 1000: the queue is rebuilt without them
+    assert _entries(w) == w.stored_entries() == 499 and w._queued_marked == 0
     w.check_invariants()
     assert w.advance(10**6 + 999) == hs[501:]
 
 
 @pytest.mark.parametrize("cls", WHEELS, ids=IDS)
-def test_shells_left_behind_by_fired_timers_are_compacted_by_advance(cls: Any) -> None:
-    w = cls(1, 8, start=1)  # tick 0 (the far timers' bucket in the hashed wheel) is not visited
-    near = [w.schedule(5, noop) for _ in range(400)]
-    far = [w.schedule(10**6, noop) for _ in range(300)]
-    for h in far[:200]:
-        assert w.cancel(h)  # 200 shells, 500 pending
-    assert w.advance(5) == near  # 100 pending now: the 200 shells are dropped
-    assert _entries(w) == 100 and w._dead == 0
+def test_a_bucket_past_half_shells_is_rebuilt_alone(cls: Any) -> None:
+    w = cls(1, 8)
+    a = [w.schedule(3, noop) for _ in range(4)]  # one level-0 bucket
+    b = [w.schedule(5, noop) for _ in range(4)]  # another
+    w.advance(0)  # files them
+    assert w.cancel(a[0]) and w.cancel(a[1]) and w.cancel(b[0])
+    assert _entries(w) == 8  # 2 of 4 and 1 of 4: neither bucket is over half shells
+    w.check_invariants()
+    assert w.cancel(a[2])  # 3 of 4: that bucket alone is rebuilt
+    assert _entries(w) == 5 and w.stored_entries() == 5
+    w.check_invariants()
+    assert w.advance(5) == [a[3], *b[1:]]
+    assert _entries(w) == 0
+
+
+@pytest.mark.parametrize("cls", WHEELS, ids=IDS)
+def test_stored_entries_stay_within_twice_the_pending_timers(cls: Any) -> None:
+    """specs/wheel.md section 5's bound, after every call of a fixed-seed random program that
+    cancels most of what it schedules, with timers queued, filed, on higher levels and with
+    rounds left."""
+    import random
+
+    rng = random.Random(7)
+    w = cls(1, 8)
+    live: list[Any] = []
+    now = 0
+    for _ in range(3000):
+        roll = rng.random()
+        if roll < 0.45:
+            live.append(w.schedule(now + rng.randrange(-2, 300), noop))
+        elif roll < 0.9 and live:
+            assert w.cancel(live.pop(rng.randrange(len(live))))
+        else:
+            now += rng.randrange(0, 20)
+            fired = w.advance(now)
+            gone = set(fired)
+            live = [h for h in live if h not in gone]
+        assert w.stored_entries() <= 2 * w.pending(), (w.stored_entries(), w.pending())
     w.check_invariants()
 
 
 def test_check_invariants_catches_uncounted_shells() -> None:
     w = HashedTimingWheel(1, 8)
+    w.schedule(19, noop)
     w.cancel(w.schedule(19, noop))
-    w._dead = 0
-    with pytest.raises(AssertionError, match="1 cancelled shells are in the buckets but only 0"):
+    w._queued_marked = 0
+    with pytest.raises(AssertionError, match="1 cancelled shells are queued for a bucket but 0"):
+        w.check_invariants()
+    w = HashedTimingWheel(1, 8)
+    w.schedule(19, noop)
+    h = w.schedule(19, noop)
+    w.advance(0)  # filed in bucket 3
+    w.cancel(h)
+    w._buckets.marked[3] = 0
+    with pytest.raises(AssertionError, match="bucket 3 holds 1 cancelled shells but counts 0"):
+        w.check_invariants()
+
+
+def test_check_invariants_catches_a_bucket_over_half_shells() -> None:
+    w = HashedTimingWheel(1, 8)
+    hs = [w.schedule(19, noop) for _ in range(3)]
+    w.advance(0)
+    for h in hs[:2]:  # the second cancel rebuilds the bucket; do its cancels by hand instead
+        h._callback = None
+        w._pending -= 1
+    w._buckets.marked[3] = 2
+    with pytest.raises(AssertionError, match="2 cancelled shells of 3 entries: over half"):
+        w.check_invariants()
+
+
+def test_hashed_bucket_with_rounds_left_is_walked_not_fired_whole() -> None:
+    w = HashedTimingWheel(1, 8)
+    now_ = w.schedule(3, noop)
+    later = w.schedule(11, noop)  # same bucket, one rotation later
+    w.advance(0)
+    assert w._later[3] == 1
+    w._later[3] = 0  # a miscount would fire the bucket whole, `later` a rotation early
+    with pytest.raises(AssertionError, match="would fire whole too early"):
+        w.check_invariants()
+    w._later[3] = 1
+    assert w.advance(3) == [now_] and w._later[3] == 0
+    assert w.advance(11) == [later]
+
+
+def test_hierarchical_check_invariants_catches_a_wrong_level_on_a_handle() -> None:
+    w = HierarchicalTimingWheel(1, 4)
+    h = w.schedule(9, noop)  # level 1
+    w.advance(0)
+    assert h._level == 1 and h.rounds == 0
+    h._level = 0
+    with pytest.raises(AssertionError, match="filed on level 1 but says level 0"):
         w.check_invariants()
 
 

@@ -13,7 +13,15 @@ import pytest
 
 from schedcheck import impl
 from schedcheck.cli import main
-from schedcheck.practice.grading import FAIL, PASS, TALK, render_card
+from schedcheck.practice.grading import (
+    BLOCKED,
+    FAIL,
+    NOT_ATTEMPTED,
+    NOT_IMPLEMENTED,
+    PASS,
+    TALK,
+    render_card,
+)
 from schedcheck.practice.items import grade, items_for
 from schedcheck.practice.seed_answers import SeedScheduler, SeedWheel
 from schedcheck.practice.seed_map import load_seed_map
@@ -70,8 +78,11 @@ def test_the_wheel_texts_pseudocode_misses_exactly_the_exact_due_tick_cancels_an
 
 def test_the_scheduler_texts_answer_misses_only_argument_hygiene() -> None:
     card = grade("scheduler", SeedScheduler, seed_shaped=True, cost=False)
-    assert card.failed == ["S-polish-1", "S-polish-2", "S-polish-3", "S-polish-4"], (
-        render_card(card))
+    assert card.failed == ["S-polish-1", "S-polish-3", "S-polish-4"], render_card(card)
+    # its ready() takes no limit, as in the text: a limit is given by lowering its
+    # max_concurrency for one call, and a negative limit cannot be given at all
+    statuses = {r.item.id: r.status for r in card.results}
+    assert statuses["S-M7"] == PASS and statuses["S-polish-2"] == NOT_ATTEMPTED
 
 
 @pytest.mark.parametrize(("mutant", "item"), [
@@ -130,7 +141,58 @@ def test_the_untouched_skeleton_fails_every_item_without_crashing(
     assert main(["grade", f"{tmp_path}/p/{module}.py:{cls}", "--no-cost"]) == 1
     out = capsys.readouterr().out
     assert "NotImplementedError" in out and " 0 held" in out.replace("\n0 held", " 0 held")
+    assert "Traceback" not in out and "[FAIL]" not in out  # a card of items to do
+    todo = [line for line in out.splitlines() if line.lstrip().startswith("[todo]")]
+    runnable = [it for it in items_for(system) if it.check is not None and not it.cost]
+    assert len(todo) == len(runnable)
     assert main(["practice", system, str(tmp_path / "p")]) == 2  # never overwrites
+
+
+class _HalfWheel:
+    """A half-filled skeleton: everything but cancel() works."""
+
+    def __init__(self, tick: int, wheel_size: int, **options: Any) -> None:
+        self._w = impl.HashedTimingWheel(tick, wheel_size, **options)
+
+    def schedule(self, deadline: int, callback: Any) -> Any:
+        return self._w.schedule(deadline, callback)
+
+    def schedule_after(self, delay: int, callback: Any) -> Any:
+        return self._w.schedule_after(delay, callback)
+
+    def cancel(self, handle: Any) -> bool:
+        raise NotImplementedError
+
+    def advance(self, now: int) -> list[Any]:
+        return self._w.advance(now)
+
+
+def test_a_half_filled_answer_gets_its_unfilled_items_marked_and_the_rest_graded() -> None:
+    card = grade("wheel", _HalfWheel, cost=False)
+    statuses = {r.item.id: r.status for r in card.results}
+    for item in ("W-T3", "W-M4", "W-F3", "W-polish-1", "W-polish-2"):  # they need cancel()
+        assert statuses[item] == NOT_IMPLEMENTED, render_card(card)
+    for item in ("W-T1", "W-T2", "W-M2", "W-M3", "W-M5", "W-M7", "W-F4"):
+        assert statuses[item] == PASS, render_card(card)
+    assert not card.failed
+
+
+class _CrashingWheel(_HalfWheel):
+    """advance() answers something that is not a list of handles."""
+
+    def cancel(self, handle: Any) -> bool:
+        return self._w.cancel(handle)
+
+    def advance(self, now: int) -> Any:
+        self._w.advance(now)
+        return 42
+
+
+def test_an_item_the_class_crashes_is_failed_with_what_it_raised() -> None:
+    card = grade("wheel", _CrashingWheel, cost=False)
+    assert card.failed, render_card(card)
+    text = render_card(card)
+    assert "TypeError" in text and "Traceback" not in text
 
 
 def test_a_skeleton_filled_with_a_good_answer_passes_its_own_pytest_file(tmp_path: Path) -> None:
@@ -158,7 +220,9 @@ def test_grade_exits_0_for_a_good_answer_and_2_for_an_unusable_target(
 def test_a_failed_item_on_the_card_is_graded_independently_of_the_others() -> None:
     card = grade("wheel", get("wheel-inline-callbacks").factory, cost=False)
     statuses = {r.item.id: r.status for r in card.results}
-    assert statuses["W-M5"] == FAIL and statuses["W-T4"] == FAIL
+    # shown once, under the item that owns it; the other executor item is blocked by it
+    assert statuses["W-M5"] == FAIL and statuses["W-T4"] == BLOCKED
+    assert "blocked by W-M5" in next(r.note for r in card.results if r.item.id == "W-T4")
     assert statuses["W-M2"] == PASS and statuses["W-F4"] == PASS
 
 
@@ -173,3 +237,40 @@ def test_a_skeleton_graded_then_filled_in_is_graded_afresh(
     capsys.readouterr()
     assert main(["grade", target, "--no-cost"]) == 0
     assert " 0 failed" in capsys.readouterr().out.replace("\n0 failed", " 0 failed")
+
+
+@pytest.mark.parametrize("system", ["scheduler", "wheel"])
+def test_the_skeleton_has_every_method_check_calls(system: str, tmp_path: Path) -> None:
+    import ast
+
+    from schedcheck import systems
+
+    write_practice(system, tmp_path)
+    module = systems.get(system).answer_target.split(":")[0]
+    tree = ast.parse((tmp_path / module).read_text())
+    methods = {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
+    assert set(systems.get(system).operations) <= methods
+
+
+def test_grade_names_the_seed_shaped_mode_for_an_answer_in_the_texts_names(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    target = "schedcheck.practice.seed_answers:SeedWheel"
+    main(["grade", target, "--no-cost"])
+    assert "grade it with --seed-shaped" in capsys.readouterr().out
+    assert main(["grade", target, "--no-cost", "--seed-shaped"]) == 1
+    out = capsys.readouterr().out
+    assert "--seed-shaped" not in out and "Traceback" not in out
+
+
+def test_parts_a_class_declares_it_lacks_leave_their_items_not_attempted() -> None:
+    from schedcheck.adapters import WheelCapabilities
+
+    class NoChecks(impl.HashedTimingWheel):
+        capabilities = WheelCapabilities(validates_args=False, cancel="none")
+
+    card = grade("wheel", NoChecks, cost=False)
+    statuses = {r.item.id: r.status for r in card.results}
+    for item in ("W-polish-1", "W-polish-3", "W-polish-4", "W-F3", "W-polish-2"):
+        assert statuses[item] == NOT_ATTEMPTED, render_card(card)
+    assert statuses["W-T1"] == statuses["W-M2"] == PASS
+    assert "declares it lacks argument checks" in render_card(card)

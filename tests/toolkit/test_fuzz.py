@@ -127,3 +127,23 @@ def test_the_replay_only_profile_keeps_no_generation(tmp_path: Path) -> None:
         assert chosen.database == fuzz.open_database(str(tmp_path / "db"))
     finally:
         hypothesis.settings.load_profile(before or "default")
+
+
+def test_the_campaign_sums_what_its_workers_report_having_tried(tmp_path: Path) -> None:
+    from schedcheck.fuzz import STATUS_PREFIX, Campaign, tried_text, worker_status
+
+    campaign = Campaign("scheduler", "t:T", out=tmp_path)
+    assert tried_text(campaign) == "no worker has reported yet"
+    (tmp_path / "worker-0.log").write_text(
+        f"collected\n{STATUS_PREFIX} examples=10 behaviours=3 fingerprints=7\n"
+        f"noise\n{STATUS_PREFIX} examples=1200 behaviours=40 fingerprints=95\n")
+    (tmp_path / "worker-1.log").write_text(
+        f"{STATUS_PREFIX} examples=800 behaviours=30 fingerprints=90\n")
+    assert worker_status(tmp_path / "worker-0.log") == {
+        "examples": 1200, "behaviours": 40, "fingerprints": 95}
+    assert worker_status(tmp_path / "missing.log") == {}
+    assert tried_text(campaign) == ("2,000 examples, 70 distinct behaviours (programs), "
+                                    "185 coverage fingerprints")
+    for log in tmp_path.glob("worker-*.log"):
+        log.write_text(f"{STATUS_PREFIX} examples=66 behaviours=0 fingerprints=0\n")
+    assert tried_text(campaign) == ("132 examples (HypoFuzz has reported no coverage yet)")

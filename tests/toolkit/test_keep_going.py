@@ -48,8 +48,32 @@ def test_each_round_sets_aside_the_clause_it_shrank_until_a_clean_round() -> Non
     assert merged.stats["W-INV-ONCE"].verdict == BROKEN
     assert "counterexample 2 of 2" in merged.stats["W-INV-ONCE"].reason
     assert merged.stats["W-INV-LATE"].verdict == HELD
-    assert merged.stats["W-INV-LATE"].exercised == 9  # the largest round's count
+    assert merged.stats["W-INV-LATE"].exercised == 5  # the last round's count
     assert not merged.ok
+
+
+def test_a_clause_exercised_only_before_the_last_set_aside_is_not_held() -> None:
+    early = _round("W-INV-EARLY")
+    early.exercise("W-INV-PENDING", 4)  # reached only on the way to the first bug
+    rounds = iter([early, _round(None)])
+    merged = keep_going(lambda aside: next(rounds))
+    stat = merged.stats["W-INV-PENDING"]
+    assert stat.verdict == NOT_REACHED and "after the last set-aside" in stat.reason
+    assert merged.stats["W-INV-LATE"].verdict == HELD  # the last round exercised it
+
+
+def test_without_a_cap_the_rounds_go_on_until_a_clean_round() -> None:
+    clauses = ["W-INV-EARLY", "W-INV-ONCE", "W-INV-LATE", "W-INV-PENDING", "W1", "W2", "W3"]
+    script = [_round(c) for c in clauses] + [_round(None)]
+    asides: list[frozenset[str]] = []
+
+    def run(aside: frozenset[str]) -> RunResult:
+        asides.append(aside)
+        return script[len(asides) - 1]
+
+    merged = keep_going(run)
+    assert len(asides) == len(clauses) + 1  # more than the old cap of six rounds
+    assert [cx.clause for cx in merged.all_counterexamples()] == clauses
 
 
 def test_a_clause_broken_in_one_example_is_never_held_even_unshrunk() -> None:

@@ -18,6 +18,7 @@ from schedcheck.harness.result import BROKEN
 from schedcheck.harness.scheduler_suite import check_scheduler_scaling
 from schedcheck.pipeline import run_suite
 from schedcheck.profiles import PROFILES
+from schedcheck.systems import get
 from schedcheck.zoo.catalogue import Mutant, all_mutants
 
 #: examples per sequential kill: the ci profile's budget. Every catalogued mistake is killed on
@@ -58,8 +59,11 @@ def test_the_suite_kills_the_sequential_mutant(mutant: Mutant, seed: int) -> Non
 
 
 @pytest.mark.bench
+@pytest.mark.parametrize("n", [
+    get("scheduler").zoo_cost_n, pytest.param(COST_N, marks=pytest.mark.nightly)])
 @pytest.mark.parametrize("mutant", _scheduler_mutants("cost"), ids=lambda m: m.name)
-def test_the_scaling_clause_kills_the_cost_mutant(mutant: Mutant) -> None:
-    result = check_scheduler_scaling(mutant.factory, n=COST_N)
+def test_the_scaling_clause_kills_the_cost_mutant(mutant: Mutant, n: int) -> None:
+    """At the zoo's size (what `schedcheck zoo` and `verify` run) and, nightly, at 1000."""
+    result = check_scheduler_scaling(mutant.factory, n=n)
     assert result.verdict == BROKEN, f"{mutant.name}: {result.text}"
     assert mutant.expected_clause == "S-COST"

@@ -28,6 +28,12 @@ SEEDS = tuple(range(10)) if default_profile() == "thorough" else (0, 1)
 EXAMPLES = 600
 #: the goal for a single-rule mistake; measured on seeds 0-9: median 3, max 8
 MAX_STEPS = 8
+#: entries whose shortest counterexample is longer than MAX_STEPS: a RUNNING task's dependency
+#: killed under it takes nine calls (submit a, b(a); start; claim a; complete a; claim b;
+#: submit c(b); resubmit a; cancel a), then the look at c; and a wheel over its memory bound
+#: needs three cancelled timers filed by an advance and a second advance (2 x 0 + 2 < 3), then
+#: the count
+LONGER = {"sched-blocks-through-running": 10, "wheel-shells-never-compacted": 9}
 
 SEQUENTIAL = [m for m in all_mutants() if m.kind == "sequential"]
 
@@ -44,7 +50,7 @@ def test_the_search_kills_the_mutant_with_a_short_counterexample(mutant: Mutant,
     assert result.stats[cx.clause].broken
     assert cx.divergence is not None
     assert any(n.startswith("minimized by delta debugging") for n in result.notes), result.notes
-    assert len(cx.steps) <= MAX_STEPS, (
+    assert len(cx.steps) <= LONGER.get(mutant.name, MAX_STEPS), (
         f"{mutant.name} (seed {seed}): {len(cx.steps)} steps\n"
         + "\n".join(s.code for s in cx.steps))
 

@@ -1,0 +1,185 @@
+"""The durable scheduler's records and helpers: the claim, renewal and details types, the
+row as read from the store, the complete/fail/cancel table, the SQL fragments the scheduler
+shares, and the small pure helpers (function names, dependency parsing, the cycle walk)."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Callable, Iterable
+from typing import Any, NamedTuple
+
+from schedcheck.impl.durable._store import decode_id
+
+from schedcheck.contract import (
+    DEAD,
+    Cause,
+    Outcome,
+    TaskDetails,
+    TaskState,
+    require_hashable,
+)
+
+__all__ = ["DurableClaim", "DurableDetails", "Renewal"]
+
+_S = TaskState
+P, R, RUN = "PENDING", "READY", "RUNNING"
+OK, FAILED, BLK, CAN = "SUCCEEDED", "FAILED", "BLOCKED", "CANCELLED"
+_DEAD_NAMES = tuple(s.name for s in DEAD)
+_COLS = ("id, seq, gen, state, deps, fn, requested, cause_kind, cause_id, cause_gen, error, "
+         "token, expires, attempts")
+
+#: complete/fail/cancel: (call, state, cancel requested) -> (outcome, next state); a key that is
+#: not here is REJECTED (the same table as the reference model's TRANSITIONS)
+_TABLE: dict[tuple[str, str, bool], tuple[Outcome, str]] = {
+    ("complete", RUN, False): (Outcome.APPLIED, OK),
+    ("complete", RUN, True): (Outcome.APPLIED, OK),
+    ("complete", OK, False): (Outcome.DUPLICATE, OK),
+    ("complete", OK, True): (Outcome.DUPLICATE, OK),
+    ("fail", RUN, False): (Outcome.APPLIED, FAILED),
+    ("fail", RUN, True): (Outcome.APPLIED, CAN),
+    ("fail", FAILED, False): (Outcome.DUPLICATE, FAILED),
+    ("fail", CAN, False): (Outcome.DUPLICATE, CAN),
+    ("fail", CAN, True): (Outcome.DUPLICATE, CAN),
+    ("cancel", P, False): (Outcome.APPLIED, CAN),
+    ("cancel", R, False): (Outcome.APPLIED, CAN),
+    ("cancel", RUN, False): (Outcome.REQUESTED, RUN),
+    ("cancel", RUN, True): (Outcome.DUPLICATE, RUN),
+    ("cancel", CAN, False): (Outcome.DUPLICATE, CAN),
+    ("cancel", CAN, True): (Outcome.DUPLICATE, CAN),
+}
+
+#: every PENDING/READY task reachable from ``?`` through dependents (rules 5-7)
+_BLOCK = f"""
+WITH RECURSIVE down(x) AS (
+    SELECT e.dependent FROM dedge e JOIN dtask t ON t.id = e.dependent
+     WHERE e.dep = ? AND t.state IN ('{P}', '{R}')
+    UNION
+    SELECT e.dependent FROM dedge e JOIN down ON e.dep = down.x
+      JOIN dtask t ON t.id = e.dependent WHERE t.state IN ('{P}', '{R}'))
+UPDATE dtask SET state = '{BLK}', cause_kind = ?, cause_id = ?, cause_gen = ?
+ WHERE id IN (SELECT x FROM down)"""
+
+#: "some dependency of dtask.id has not SUCCEEDED" (a missing one counts)
+_OUTSTANDING = f"""EXISTS (SELECT 1 FROM dedge e LEFT JOIN dtask d ON d.id = e.dep
+    WHERE e.dependent = dtask.id AND (d.state IS NULL OR d.state <> '{OK}'))"""
+
+
+class DurableClaim(NamedTuple):
+    """A claim with its lease: report it with the same generation (and token)."""
+
+    task_id: Any
+    generation: int
+    fn: Callable[..., Any] | None
+    token: int  #: the fencing token: larger for every later claim of the store
+    expires: float  #: the lease ends at this clock reading unless renewed
+
+
+class Renewal(NamedTuple):
+    """The answer of ``renew``: APPLIED with the new expiry, else STALE/REJECTED."""
+
+    outcome: Outcome
+    state: TaskState
+    expires: float | None
+
+
+class DurableDetails(TaskDetails):
+    """``info()``: the contract's TaskInfo (compares as the 4-tuple) plus ``error`` and
+    ``optional_failed`` (D6) and the lease: ``attempts`` (claims of this task since its last
+    submit, reclaims included), ``token`` and ``expires`` (None unless RUNNING)."""
+
+    attempts: int = 0
+    token: int | None = None
+    expires: float | None = None
+
+
+class _Row(NamedTuple):
+    id: str
+    seq: int
+    gen: int
+    state: str
+    deps: str
+    fn: str | None
+    requested: int
+    cause_kind: str | None
+    cause_id: str | None
+    cause_gen: int | None
+    error: str | None
+    token: int | None
+    expires: float | None
+    attempts: int
+
+    def cause(self) -> Cause | None:
+        if self.cause_kind is None or self.cause_id is None or self.cause_gen is None:
+            return None
+        return Cause(self.cause_kind, decode_id(self.cause_id), int(self.cause_gen))
+
+    def dep_keys(self) -> list[str]:
+        return list(json.loads(self.deps))
+
+
+def _fn_name(fn: Callable[..., Any] | None) -> str | None:
+    """``module:qualname`` when that name imports back to ``fn`` (another process can run it)."""
+    if fn is None:
+        return None
+    module, qual = getattr(fn, "__module__", None), getattr(fn, "__qualname__", None)
+    if not module or not qual or "<" in qual:
+        return None
+    return f"{module}:{qual}" if _resolve(f"{module}:{qual}") is fn else None
+
+
+def _resolve(name: str | None) -> Callable[..., Any] | None:
+    if not name:
+        return None
+    module, _, qual = name.partition(":")
+    try:
+        obj: Any = importlib.import_module(module)
+        for part in qual.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError):
+        return None
+    return obj if callable(obj) else None
+
+
+def _find_cycle(roots: Iterable[str], edges: Callable[[str], list[str]]) -> list[str] | None:
+    """Three-colour DFS; ``[v, ..., v]`` with each element a dependency of the next."""
+    colour: dict[str, int] = {}
+    for root in roots:
+        if root in colour:
+            continue
+        stack, iters = [root], [iter(edges(root))]
+        colour[root] = 1
+        while iters:
+            nxt = next(iters[-1], None)
+            if nxt is None:
+                colour[stack.pop()] = 2
+                iters.pop()
+            elif colour.get(nxt) == 1:
+                i = stack.index(nxt)
+                return [nxt, *reversed(stack[i:])]
+            elif nxt not in colour:
+                colour[nxt] = 1
+                stack.append(nxt)
+                iters.append(iter(edges(nxt)))
+    return None
+
+
+def _parse_deps(value: object, task_id: Any) -> list[Any]:
+    if value is None or isinstance(value, (str, bytes, bytearray)) or not isinstance(
+            value, Iterable):
+        raise TypeError(f"deps of {task_id!r} must be an iterable of task ids (not str, bytes "
+                        f"or None), got {type(value).__name__} {value!r}; write deps=[...]")
+    out: dict[Any, None] = {}
+    for dep in value:
+        require_hashable(dep, f"a dependency of {task_id!r}")
+        out.setdefault(dep, None)
+    return list(out)
+
+
+def _encode_error(error: Any) -> str | None:
+    if error is None:
+        return None
+    try:
+        return json.dumps(error)
+    except (TypeError, ValueError):
+        return json.dumps(repr(error))

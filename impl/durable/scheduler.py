@@ -1,0 +1,497 @@
+"""The durable scheduler: the contract of specs/scheduler.md kept in a database shared by many
+worker processes, plus leases (specs/durable.md).
+
+Every call is one transaction (SQLite ``BEGIN IMMEDIATE``; PostgreSQL a transaction that first
+takes one advisory lock), so the exact concurrency limit holds across processes: a claim reads
+``max_concurrency - count(RUNNING)`` and writes its RUNNING rows with no other claimer in
+between. Nothing of the graph is kept in memory between calls; each call reads only the rows it
+needs through the primary key, the ``(state, seq)`` index and the reverse-edge index
+(``start()`` reads the whole graph once for its cycle check).
+
+Leases (specs/durable.md L1..L7): ``ready()`` grants each claim a *fencing token* (one counter
+per store, so a later claim always has a larger token) and an expiry ``now + lease_seconds``;
+``renew(id, generation, token)`` extends it. The next ``ready()`` after a lease expired first
+*reclaims* it: the task gets a new generation, READY again (or PENDING/BLOCKED as rule 1 says),
+FAILED once ``max_attempts`` claims have expired, CANCELLED if a cancel was requested. The old
+worker's ``complete``/``fail`` then names an old generation and gets STALE -- never APPLIED.
+Execution is at-least-once: the old worker may still be running when the new one starts.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable, Hashable, Iterable
+from typing import Any
+
+from schedcheck.impl.durable._records import (
+    _BLOCK,
+    _COLS,
+    _DEAD_NAMES,
+    _OUTSTANDING,
+    _TABLE,
+    BLK,
+    CAN,
+    FAILED,
+    OK,
+    RUN,
+    DurableClaim,
+    DurableDetails,
+    P,
+    R,
+    Renewal,
+    _encode_error,
+    _find_cycle,
+    _fn_name,
+    _parse_deps,
+    _resolve,
+    _Row,
+)
+from schedcheck.impl.durable._store import (
+    PostgresStore,
+    SqliteStore,
+    decode_id,
+    encode_id,
+    open_store,
+)
+
+from schedcheck.contract import (
+    Cause,
+    ClosedError,
+    ConflictError,
+    CycleError,
+    NotStartedError,
+    Outcome,
+    Reply,
+    TaskState,
+    UnknownDependencyError,
+    UnknownTaskError,
+    require_hashable,
+    require_int,
+)
+
+__all__ = ["DurableClaim", "DurableDetails", "DurableScheduler", "Renewal"]
+
+class DurableScheduler:
+    """The scheduler contract over ``sqlite:///file`` (default, embedded), ``sqlite://`` (in
+    memory) or ``postgresql://...`` (psycopg 3), with leases.
+
+    ``clock`` is read once per changing call, inside its transaction (every process sharing a
+    store must use the same clock: ``time.time`` by default). ``max_attempts`` claims of one
+    submit may expire before the task is FAILED. One object per thread; share the store.
+    """
+
+    def __init__(self, url: str | SqliteStore | PostgresStore = "sqlite://",
+                 max_concurrency: int = 1,
+                 lease_seconds: float = 30.0, *, clock: Callable[[], float] = time.time,
+                 max_attempts: int = 5) -> None:
+        self.max_concurrency = require_int(max_concurrency, "max_concurrency", minimum=0)
+        if isinstance(lease_seconds, bool) or not isinstance(lease_seconds, (int, float)):
+            raise TypeError(f"lease_seconds must be a number of seconds, got "
+                            f"{type(lease_seconds).__name__} {lease_seconds!r}")
+        if not (lease_seconds > 0 and math.isfinite(lease_seconds)):
+            raise ValueError(f"lease_seconds must be > 0 and finite, got {lease_seconds!r}")
+        self.lease_seconds = float(lease_seconds)
+        self.max_attempts = require_int(max_attempts, "max_attempts", minimum=1)
+        self.clock = clock
+        # an open store is shared as it is (tests reuse one connection for many schedulers)
+        self._owns_store = not isinstance(url, (SqliteStore, PostgresStore))
+        self.store = url if isinstance(url, (SqliteStore, PostgresStore)) else open_store(url)
+        self.url = self.store.url
+        self._fns: dict[str, Callable[..., Any] | None] = {}
+        with self.store.transaction():
+            stored = self._meta("max_concurrency")
+            if stored is None:
+                self._set_meta("max_concurrency", str(self.max_concurrency))
+        if stored is not None and int(stored) != self.max_concurrency:
+            self.disconnect()
+            raise ValueError(f"the store {self.url!r} was created with max_concurrency="
+                             f"{stored}; open it with that value (the limit is global)")
+
+    # ---- helpers (inside a transaction) --------------------------------------------------
+
+    def _meta(self, key: str) -> str | None:
+        rows = self.store.rows("SELECT value FROM dmeta WHERE key = ?", (key,))
+        return None if not rows else str(rows[0][0])
+
+    def _set_meta(self, key: str, value: str) -> None:
+        self.store.execute("INSERT INTO dmeta (key, value) VALUES (?, ?) ON CONFLICT (key) "
+                           "DO UPDATE SET value = excluded.value", (key, value))
+
+    def _metas(self) -> dict[str, str]:
+        """Every meta value in one read (flags ``started``/``closed``, counters)."""
+        return {str(k): str(v) for k, v in self.store.rows("SELECT key, value FROM dmeta")}
+
+    def _flag(self, key: str) -> bool:
+        return self._meta(key) == "1"
+
+    def _next(self, key: str, metas: dict[str, str], n: int = 1) -> int:
+        """Advance the counter ``key`` (read in ``metas``) by ``n``; its first new value."""
+        last = int(metas.get(key) or 0)
+        self._set_meta(key, str(last + n))
+        return last + 1
+
+    def _row(self, key: str) -> _Row | None:
+        rows = self.store.rows(f"SELECT {_COLS} FROM dtask WHERE id = ?", (key,))
+        return None if not rows else _Row(*rows[0])
+
+    def _get(self, task_id: object) -> _Row:
+        require_hashable(task_id, "task_id")
+        row = self._row(encode_id(task_id))
+        if row is None:
+            raise UnknownTaskError(task_id)
+        return row
+
+    def _blocking_cause(self, deps: list[str]) -> Cause | None:
+        """Rule 1: the cause from the first dead dependency in deps order."""
+        for d in deps:
+            row = self._row(d)
+            if row is not None and row.state in _DEAD_NAMES:
+                if row.state == FAILED:
+                    return Cause("failed", decode_id(d), int(row.gen))
+                return row.cause()
+        return None
+
+    def _block_from(self, key: str, cause: Cause) -> None:
+        self.store.execute(_BLOCK, (key, cause.kind, encode_id(cause.task_id),
+                                    cause.generation))
+
+    def _settle(self, key: str) -> None:
+        """A PENDING/READY task is READY iff every dependency SUCCEEDED (rules 1, 4, 7)."""
+        self.store.execute(f"UPDATE dtask SET state = CASE WHEN {_OUTSTANDING} THEN '{P}' "
+                           f"ELSE '{R}' END WHERE id = ? AND state IN ('{P}', '{R}')", (key,))
+
+    def _decide(self, key: str, deps: list[str]) -> None:
+        """A fresh generation: BLOCKED by a dead dependency (and its dependents with it), else
+        READY/PENDING."""
+        cause = self._blocking_cause(deps)
+        if cause is not None:
+            self.store.execute("UPDATE dtask SET state = ?, cause_kind = ?, cause_id = ?, "
+                               "cause_gen = ? WHERE id = ?",
+                               (BLK, cause.kind, encode_id(cause.task_id), cause.generation,
+                                key))
+            self._block_from(key, cause)
+        else:
+            self._settle(key)
+
+    def _deps_of(self, key: str) -> list[str]:
+        row = self._row(key)
+        return [] if row is None else row.dep_keys()
+
+    # ---- rule 1 / 7: submit --------------------------------------------------------------
+
+    def submit(self, task_id: Hashable, deps: Iterable[Hashable] = (),
+               fn: Callable[..., Any] | None = None) -> int:
+        """Rule 1 (rule 7 for a known id): the new generation. ``fn`` is stored by its import
+        name when it has one (so another process can run it), else kept in this process."""
+        require_hashable(task_id, "task_id")
+        dep_ids = _parse_deps(deps, task_id)
+        if fn is not None and not callable(fn):
+            raise TypeError(f"fn of {task_id!r} must be callable or None, got "
+                            f"{type(fn).__name__} {fn!r}")
+        key = encode_id(task_id)
+        dep_keys = [encode_id(d) for d in dep_ids]
+        with self.store.transaction():
+            metas = self._metas()
+            if metas.get("closed") == "1":
+                raise ClosedError(f"cannot submit {task_id!r}: the scheduler is closed")
+            old = self._row(key)
+            if old is not None and old.state == RUN:
+                raise ConflictError(task_id, int(old.gen))
+            if metas.get("started") == "1":
+                self._validate_edges(task_id, key, dep_ids, dep_keys)
+            seq = self._next("seq", metas)
+            gen = 1 if old is None else int(old.gen) + 1
+            deps_json = json.dumps(dep_keys)
+            name = _fn_name(fn)
+            if old is None:
+                self.store.execute(
+                    "INSERT INTO dtask (id, seq, gen, state, deps, fn) VALUES (?, ?, ?, ?, ?, ?)",
+                    (key, seq, gen, P, deps_json, name))
+            else:
+                self.store.execute(
+                    "UPDATE dtask SET seq = ?, gen = ?, state = ?, deps = ?, fn = ?, "
+                    "requested = 0, cause_kind = NULL, cause_id = NULL, cause_gen = NULL, "
+                    "error = NULL, token = NULL, expires = NULL, attempts = 0 WHERE id = ?",
+                    (seq, gen, P, deps_json, name, key))
+                self.store.execute("DELETE FROM dedge WHERE dependent = ?", (key,))
+            self.store.executemany("INSERT INTO dedge (dep, dependent) VALUES (?, ?)",
+                                   [(d, key) for d in dep_keys])
+            self._decide(key, dep_keys)
+            # the new generation has not SUCCEEDED: READY dependents wait again (rule 7)
+            self.store.execute(f"UPDATE dtask SET state = '{P}' WHERE state = '{R}' AND id IN "
+                               "(SELECT dependent FROM dedge WHERE dep = ?)", (key,))
+        self._fns[key] = fn
+        return gen
+
+    def _validate_edges(self, task_id: Any, key: str, dep_ids: list[Any],
+                        dep_keys: list[str]) -> None:
+        """Rule 7 after start: known dependencies (or itself) and no cycle through the new
+        edges (a depth-first walk that reads only the rows it reaches)."""
+        missing = [d for d, k in zip(dep_ids, dep_keys)
+                   if k != key and self._row(k) is None]
+        if missing:
+            raise UnknownDependencyError(task_id, missing)
+
+        def edges(x: str) -> list[str]:
+            ds = dep_keys if x == key else self._deps_of(x)
+            return [d for d in ds if d == key or self._row(d) is not None]
+
+        cycle = _find_cycle([key], edges)
+        if cycle is not None:
+            raise CycleError([decode_id(k) for k in cycle])
+
+    # ---- rule 2: start -------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Rule 2: unknown dependencies (first task in submission sequence), then cycles."""
+        with self.store.transaction():
+            if self._flag("started"):
+                return
+            if self._flag("closed"):
+                raise ClosedError("cannot start(): the scheduler was closed before it started")
+            rows = self.store.rows(
+                "SELECT t.id, t.deps FROM dtask t WHERE EXISTS (SELECT 1 FROM dedge e LEFT "
+                "JOIN dtask d ON d.id = e.dep WHERE e.dependent = t.id AND d.id IS NULL) "
+                "ORDER BY t.seq LIMIT 1")
+            if rows:
+                key, deps = rows[0]
+                missing = [decode_id(d) for d in json.loads(deps) if self._row(d) is None]
+                raise UnknownDependencyError(decode_id(key), missing)
+            graph = {k: json.loads(d) for k, d in
+                     self.store.rows("SELECT id, deps FROM dtask ORDER BY seq")}
+            cycle = _find_cycle(list(graph), lambda x: list(graph[x]))
+            if cycle is not None:
+                raise CycleError([decode_id(k) for k in cycle])
+            self._set_meta("started", "1")
+
+    # ---- rule 3 and the leases: ready / renew --------------------------------------------
+
+    def ready(self, limit: int | None = None) -> list[DurableClaim]:
+        """Rule 3 with leases: first reclaim every expired lease (L4), then claim READY tasks in
+        submission sequence up to the free slots (and ``limit``), each with a fencing token
+        and an expiry ``now + lease_seconds``."""
+        if limit is not None:
+            require_int(limit, "limit", minimum=0)
+        if isinstance(self.store, PostgresStore):  # one round trip when nothing expired
+            now = float(self.clock())
+            fast = self.store.claim_fast(limit, now, self.lease_seconds, self.max_concurrency)
+            if fast is not None:
+                expires = now + self.lease_seconds
+                return [DurableClaim(decode_id(k), int(g), self._fns.get(k) or _resolve(name),
+                                     int(tok), expires) for k, g, name, tok in fast]
+        with self.store.transaction():
+            metas = self._metas()
+            if metas.get("started") != "1":
+                raise NotStartedError("ready() before start(): call start() first")
+            if metas.get("closed") == "1":
+                return []
+            now = float(self.clock())
+            self._reclaim(now)
+            running = self.store.rows(f"SELECT COUNT(*) FROM dtask WHERE state = '{RUN}'")
+            n = self.max_concurrency - int(running[0][0])
+            if limit is not None:
+                n = min(n, limit)
+            if n <= 0:
+                return []
+            rows = self.store.rows(f"SELECT id, gen, fn FROM dtask WHERE state = '{R}' "
+                                   "ORDER BY seq LIMIT ?", (n,))
+            if not rows:
+                return []
+            first = self._next("token", metas, len(rows))
+            expires = now + self.lease_seconds
+            self.store.executemany(
+                f"UPDATE dtask SET state = '{RUN}', token = ?, expires = ?, "
+                f"attempts = attempts + 1 WHERE id = ? AND state = '{R}'",
+                [(first + i, expires, key) for i, (key, _, _) in enumerate(rows)])
+            return [DurableClaim(decode_id(key), int(gen), self._fns.get(key) or _resolve(name),
+                                 first + i, expires) for i, (key, gen, name) in enumerate(rows)]
+
+    def _reclaim(self, now: float) -> None:
+        """L4: every RUNNING generation whose lease ended before ``now`` becomes a new
+        generation, in submission sequence: CANCELLED if a cancel was requested, FAILED after
+        ``max_attempts`` expired claims, else decided by rule 1 (READY when its dependencies
+        still hold). The stamp is kept: a reclaimed task goes back to its place in the queue."""
+        rows = self.store.rows(f"SELECT id, gen, requested, attempts, deps FROM dtask WHERE "
+                               f"state = '{RUN}' AND expires < ? ORDER BY seq", (now,))
+        for key, gen, requested, attempts, deps in rows:
+            new = int(gen) + 1
+            base = ("UPDATE dtask SET gen = ?, state = ?, requested = 0, token = NULL, "
+                    "expires = NULL, error = ?, cause_kind = ?, cause_id = ?, cause_gen = ? "
+                    "WHERE id = ?")
+            if requested:
+                self.store.execute(base, (new, CAN, None, "cancelled", key, new, key))
+                self._block_from(key, Cause("cancelled", decode_id(key), new))
+            elif int(attempts) >= self.max_attempts:
+                error = json.dumps(f"lease expired {attempts} times")
+                self.store.execute(base, (new, FAILED, error, None, None, None, key))
+                self._block_from(key, Cause("failed", decode_id(key), new))
+            else:
+                self.store.execute(base, (new, P, None, None, None, None, key))
+                self._decide(key, json.loads(deps))
+
+    def renew(self, task_id: Hashable, generation: int, token: int) -> Renewal:
+        """L3: extend a held lease to ``now + lease_seconds``. STALE when the generation is not
+        current or the token is not the current claim's; REJECTED when the generation is no
+        longer RUNNING. A lease that expired but was not reclaimed yet can still be renewed
+        (nobody else holds the task)."""
+        g = require_int(generation, "generation")
+        tok = require_int(token, "token")
+        with self.store.transaction():
+            row = self._get(task_id)
+            state = TaskState[row.state]
+            if g != row.gen or (row.state == RUN and tok != row.token):
+                return Renewal(Outcome.STALE, state, None)
+            if row.state != RUN:
+                return Renewal(Outcome.REJECTED, state, None)
+            expires = float(self.clock()) + self.lease_seconds
+            self.store.execute("UPDATE dtask SET expires = ? WHERE id = ?", (expires, row.id))
+            return Renewal(Outcome.APPLIED, state, expires)
+
+    # ---- rules 4-6: the table, fenced ----------------------------------------------------
+
+    def _apply(self, call: str, task_id: Hashable, generation: int | None,
+               token: int | None = None, error: Any = None) -> Reply:
+        g = None if generation is None else require_int(generation, "generation")
+        tok = None if token is None else require_int(token, "token")
+        with self.store.transaction():
+            return self._apply_here(call, task_id, g, tok, error)
+
+    def _apply_here(self, call: str, task_id: Hashable, g: int | None, tok: int | None,
+                    error: Any) -> Reply:
+        """The table of rules 4-6, fenced (L5), inside the caller's transaction."""
+        row = self._get(task_id)
+        if g is not None and g != row.gen:
+            return Reply(Outcome.STALE, TaskState[row.state])
+        if tok is not None and row.state == RUN and tok != row.token:
+            return Reply(Outcome.STALE, TaskState[row.state])  # L5: fenced
+        hit = _TABLE.get((call, row.state, bool(row.requested)))
+        if hit is None:
+            return Reply(Outcome.REJECTED, TaskState[row.state])
+        outcome, nxt = hit
+        key, gen = row.id, int(row.gen)
+        if outcome is Outcome.REQUESTED:
+            self.store.execute("UPDATE dtask SET requested = 1 WHERE id = ?", (key,))
+        elif outcome is Outcome.APPLIED:
+            cause = Cause("cancelled", task_id, gen) if nxt == CAN else None
+            self.store.execute(
+                "UPDATE dtask SET state = ?, token = NULL, expires = NULL, cause_kind = ?, "
+                "cause_id = ?, cause_gen = ?, error = ? WHERE id = ?",
+                (nxt, None if cause is None else "cancelled",
+                 None if cause is None else key, None if cause is None else gen,
+                 _encode_error(error) if call == "fail" else row.error, key))
+            if nxt == OK:
+                self.store.execute(
+                    f"UPDATE dtask SET state = '{R}' WHERE state = '{P}' AND id IN "
+                    f"(SELECT dependent FROM dedge WHERE dep = ?) AND NOT {_OUTSTANDING}",
+                    (key,))
+            else:
+                self._block_from(key, cause or Cause("failed", task_id, gen))
+        return Reply(outcome, TaskState[nxt])
+
+    def complete(self, task_id: Hashable, generation: int, token: int | None = None) -> Reply:
+        """Rule 4, fenced (L5): with ``token``, a claim that is not the current one is STALE.
+        On PostgreSQL the APPLIED case is one server-side call; any other case takes the
+        ordinary path (a later transaction: the call takes effect there)."""
+        g = require_int(generation, "generation")
+        if isinstance(self.store, PostgresStore) and (token is None or (
+                isinstance(token, int) and not isinstance(token, bool))):
+            require_hashable(task_id, "task_id")
+            if self.store.complete_fast(encode_id(task_id), g, token):
+                return Reply(Outcome.APPLIED, TaskState.SUCCEEDED)
+        return self._apply("complete", task_id, g, token)
+
+    def complete_many(self, reports: Iterable[tuple[Hashable, int, int | None]]
+                      ) -> list[Reply]:
+        """Rule 4 for several ``(task_id, generation, token)`` reports in one transaction (a
+        worker that claimed a batch reports it at once); each reply is what ``complete``
+        would answer at that point, in order. On PostgreSQL a run of APPLIED reports is one
+        server-side call; a report that is not APPLIED is decided as ``complete`` decides it,
+        then the rest are sent again."""
+        todo = [(t, require_int(g, "generation"), None if k is None else require_int(k, "token"))
+                for t, g, k in reports]
+        if isinstance(self.store, PostgresStore) and todo:
+            for t, _, _ in todo:
+                require_hashable(t, "task_id")
+            keys = [(encode_id(t), g, k) for t, g, k in todo]
+            replies: list[Reply] = []
+            while len(replies) < len(todo):
+                done = self.store.complete_many_fast(keys[len(replies):])
+                replies += [Reply(Outcome.APPLIED, TaskState.SUCCEEDED)] * sum(done)
+                if len(replies) < len(todo):  # not the APPLIED case: decide it in order
+                    t, g, k = todo[len(replies)]
+                    replies.append(self._apply("complete", t, g, k))
+            return replies
+        with self.store.transaction():
+            return [self._apply_here("complete", t, g, k, None) for t, g, k in todo]
+
+    def fail(self, task_id: Hashable, generation: int, error: Any = None,
+             token: int | None = None) -> Reply:
+        """Rule 5, fenced as complete is."""
+        return self._apply("fail", task_id, require_int(generation, "generation"), token,
+                           error)
+
+    def cancel(self, task_id: Hashable, generation: int | None = None) -> Reply:
+        """Rule 6: PENDING/READY -> CANCELLED; RUNNING -> a request (cooperative)."""
+        return self._apply("cancel", task_id, generation)
+
+    def cancel_requested(self, task_id: Hashable, generation: int) -> bool:
+        g = require_int(generation, "generation")
+        row = self._get(task_id)
+        return g == row.gen and bool(row.requested)
+
+    # ---- rule 8: close -------------------------------------------------------------------
+
+    def close(self) -> list[Any]:
+        """Rule 8: PENDING/READY -> CANCELLED (shutdown), in submission sequence; RUNNING
+        tasks may still report."""
+        with self.store.transaction():
+            if self._flag("closed"):
+                return []
+            self._set_meta("closed", "1")
+            rows = self.store.rows(f"SELECT id FROM dtask WHERE state IN ('{P}', '{R}') "
+                                   "ORDER BY seq")
+            self.store.execute(f"UPDATE dtask SET state = '{CAN}', cause_kind = 'shutdown', "
+                               f"cause_id = id, cause_gen = gen WHERE state IN ('{P}', '{R}')")
+        return [decode_id(k) for (k,) in rows]
+
+    # ---- reading -------------------------------------------------------------------------
+
+    def info(self, task_id: Hashable) -> DurableDetails:
+        row = self._get(task_id)
+        out = DurableDetails(decode_id(row.id), int(row.gen), TaskState[row.state], row.cause())
+        out.error = None if row.error is None else json.loads(row.error)
+        out.optional_failed = ()
+        out.attempts = int(row.attempts)
+        out.token = None if row.token is None else int(row.token)
+        out.expires = None if row.expires is None else float(row.expires)
+        return out
+
+    def state_of(self, task_id: Hashable) -> TaskState:
+        return self.info(task_id).state
+
+    def task_ids(self) -> list[Any]:
+        """Every id, in the order of its current submission stamp."""
+        return [decode_id(k) for (k,) in self.store.rows("SELECT id FROM dtask ORDER BY seq")]
+
+    def counts(self) -> dict[str, int]:
+        """How many tasks are in each state."""
+        return {s: int(n) for s, n in
+                self.store.rows("SELECT state, COUNT(*) FROM dtask GROUP BY state")}
+
+    def check_invariants(self) -> None:
+        """The invariants of specs/scheduler.md section 4 and the lease rules of
+        specs/durable.md as SQL queries over the store (see ``invariants``)."""
+        from schedcheck.impl.durable.invariants import check_store
+        check_store(self.store, self.max_concurrency, self.max_attempts)
+
+    def disconnect(self) -> None:
+        """Close this object's connection (the store keeps every row); a store handed in
+        open stays open for its owner."""
+        if self._owns_store:
+            self.store.close()
+
+    def __repr__(self) -> str:
+        return (f"<DurableScheduler {self.url} max_concurrency={self.max_concurrency} "
+                f"lease_seconds={self.lease_seconds}>")

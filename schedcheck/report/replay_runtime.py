@@ -1,0 +1,142 @@
+"""The part of every ``replay.py`` that is not the counterexample: standard library only.
+
+``schedcheck.report.replay`` copies this module's source (less its import of
+``schedcheck.adapt``, which the script copies as well) into each
+script it writes, together with ``schedcheck.adapt`` (how the check reads replies) and the
+wheel's test doubles, so that a replay runs with any ``python3`` and imports nothing but the
+target. Keep it that way: this module may import the standard library alone (a test checks).
+
+* :func:`load_target` -- ``module:attr`` (importable from the folder the check ran in),
+  ``path/to/file.py:attr``, as ``schedcheck check`` loads it, or ``zoo:NAME`` (a mistake of
+  schedcheck's own zoo, which needs schedcheck); when the target's own imports
+  fail (a target that imports schedcheck, say, run by a ``python3`` that does not have it),
+  the folders the checking interpreter imported from are added and the load is tried again;
+* :class:`step_limit` -- the step time limit of the check: a step that does not return within
+  it fails the replay with an ``AssertionError`` at that step, as the check's verdict did;
+* :func:`differs` / :func:`reproduced` -- the messages of the two kinds of failing step: a
+  reply that differs from the model's, and a step whose failing behaviour came back.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import signal
+import site
+import sys
+from types import FrameType, TracebackType
+from typing import Any
+
+# the replay defines these itself (its copy of schedcheck.adapt, standard library only too)
+from schedcheck.adapt import error_name, norm_claim, norm_claims, norm_info, norm_reply
+
+__all__ = ["differs", "load_target", "reproduced", "same", "step_limit"]
+
+
+def load_target(spec: str, checked_in: str, search_paths: list[str]) -> Any:
+    """The object ``spec`` names, loaded the way ``schedcheck check`` loaded it."""
+    try:
+        return _load(spec, checked_in)
+    except ImportError:
+        pass
+    for where in search_paths:
+        site.addsitedir(where)  # also runs the .pth files there (an editable install)
+    try:
+        return _load(spec, checked_in)
+    except ImportError as exc:
+        raise SystemExit(
+            f"replay.py needs {exc.name or 'a module'}, which this python cannot import (the "
+            f"target imports it): run it with the python the check ran with, e.g. "
+            f"{search_paths and sys.executable} replay.py") from None
+
+
+def _load(spec: str, checked_in: str) -> Any:
+    if spec.startswith("zoo:"):  # a catalogued mistake of schedcheck's zoo
+        catalogue = importlib.import_module("schedcheck.zoo.catalogue")
+        return catalogue.get(spec[len("zoo:"):]).factory
+    where, _, attr = spec.rpartition(":")
+    if where.endswith(".py") or "/" in where or os.sep in where:
+        path = where if os.path.isabs(where) else os.path.join(checked_in, where)
+        name = "_schedcheck_replay_target"
+        module_spec = importlib.util.spec_from_file_location(name, path)
+        if module_spec is None or module_spec.loader is None:
+            raise SystemExit(f"cannot load {path!r} as a Python module")
+        module = importlib.util.module_from_spec(module_spec)
+        folder = os.path.dirname(os.path.abspath(path))
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
+        sys.modules[name] = module
+        try:
+            module_spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
+    else:
+        if checked_in not in sys.path:
+            sys.path.insert(0, checked_in)
+        module = importlib.import_module(where)
+    obj: Any = module
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+class _Hang(BaseException):
+    """Raised by the alarm inside a step that ran past the limit (not an Exception, so the
+    step's own ``except Exception`` does not take it)."""
+
+
+def _alarm(signum: int, frame: FrameType | None) -> None:
+    raise _Hang()
+
+
+class step_limit:
+    """``with step_limit(index, words, seconds):`` -- the step fails with an AssertionError if
+    it runs longer than ``seconds`` (where the platform has SIGALRM; elsewhere, no limit)."""
+
+    def __init__(self, index: int, words: str, seconds: float) -> None:
+        self.index, self.words, self.seconds = index, words, seconds
+        self.armed = hasattr(signal, "setitimer") and seconds > 0
+
+    def __enter__(self) -> step_limit:
+        if self.armed:
+            self.previous: Any = signal.signal(signal.SIGALRM, _alarm)
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if self.armed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.previous)
+        if kind is _Hang:
+            raise AssertionError(
+                f"step {self.index} ({self.words}): no reply within {self.seconds:g} s -- the "
+                "call hangs, as it did when this counterexample was found") from None
+
+
+def differs(index: int, words: str, expected: str, actual_then: str,
+            raised: BaseException | None) -> str:
+    """The message of a step whose reply is not the model's."""
+    now = f"; this time it raised {error_name(raised)}: {raised}" if raised is not None else ""
+    return (f"step {index} ({words}): the model expected {expected}; the implementation gave "
+            f"{actual_then} when this was found{now}")
+
+
+def reproduced(index: int, words: str, clause: str, story: str, actual_then: str) -> str:
+    """The message of a step that did again what broke ``clause``."""
+    return (f"step {index} ({words}): {clause} broken again -- {story} (the implementation "
+            f"gave {actual_then}, as when this was found)")
+
+
+def same(value: Any, expected: str) -> bool:
+    """True iff ``value``, as is or read as the check reads replies, prints as ``expected``."""
+    reads: tuple[Any, ...] = (lambda v: v, norm_reply, norm_claims, norm_info, norm_claim)
+    for norm in reads:
+        try:
+            if repr(norm(value)) == expected:
+                return True
+        except Exception:
+            pass
+    return False
