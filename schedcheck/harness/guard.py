@@ -163,11 +163,14 @@ _plain_cache: dict[tuple[type, str], bool] = {}
 def _plain(klass: type, name: object) -> bool:
     """Whether reading attribute ``name`` of a ``klass`` instance runs no Python code of the
     target: a slot or an instance attribute, no property, no ``__getattr(ibute)__``."""
+    if not isinstance(name, str):
+        return False
     key = (klass, name)
-    known = _plain_cache.get(key) if isinstance(name, str) else False
+    known = _plain_cache.get(key)
     if known is not None:
         return known
-    plain = klass.__getattribute__ is object.__getattribute__
+    getattribute: Any = klass.__getattribute__
+    plain = getattribute is object.__getattribute__
     for base in klass.__mro__:
         if name in base.__dict__:
             found = base.__dict__[name]
