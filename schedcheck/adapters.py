@@ -79,6 +79,10 @@ class WheelCapabilities:
       may then fire up to ``resolution`` late (it must still never fire early).
     * ``counts_pending`` -- whether the implementation itself can say how many timers are
       pending (False: ``pending()`` comes from the adapter's books and is not checked).
+    * ``early_by`` -- a declared bound, in time units, on how early a timer may fire by
+      design (a bucket's expiry rounded down, timers "clustered" to fire together), or None:
+      never early. Graded as a tolerance both ways: never earlier than ``deadline -
+      early_by``, never later than ``early_by`` (or ``resolution``) past its due tick.
     """
 
     max_delay: int | None = None
@@ -88,6 +92,7 @@ class WheelCapabilities:
     due_ticks: bool = True
     counts_pending: bool = True
     resolution: int | None = None
+    early_by: int | None = None
 
     def missing(self) -> list[str]:
         """The contract parts these capabilities lack, in words (for "not supported")."""
@@ -109,6 +114,8 @@ class WheelCapabilities:
             out.append("its own count of pending timers")
         if self.resolution is not None:
             out.append(f"firing within a tick (its granularity is {self.resolution} units)")
+        if self.early_by is not None:
+            out.append(f"never firing early (it may fire up to {self.early_by} units early)")
         return out
 
 
@@ -127,6 +134,17 @@ class SchedulerCapabilities:
       it becomes a task of its own, as graphlib does).
     * ``limit`` -- whether ``ready(limit)`` / a concurrency limit exists in the implementation
       (False: the adapter hands out at most the limit and keeps the rest).
+    * ``cycle_error`` -- how a cycle is reported: an exception class, or a predicate on the
+      exception. None: a class named like a cycle error (``CycleError``, ``GraphCycle``...),
+      or any exception whose message says "cycle" (shown as "recognised by message").
+    * ``detects_cycles`` -- False: a cycle is not detected at all (its tasks just never
+      become ready, as in many workflow engines); the cycle clause is not supported.
+    * ``claims_only`` -- reports (complete/fail) are sent only for tasks the target handed
+      out, as its own driver does; a report for a task never claimed is not supported.
+    * ``accepts_unclaimed_done`` -- a report of success for a task nobody ran is accepted
+      by design and counts as that task having succeeded.
+    * ``done_after_failed`` -- a success reported after a failure is accepted by design and
+      replaces it (a retried task that succeeded).
     """
 
     generations: bool = True
@@ -138,6 +156,11 @@ class SchedulerCapabilities:
     validates_args: bool = True
     unknown_deps: bool = True
     limit: bool = True
+    cycle_error: type[BaseException] | Callable[[BaseException], bool] | None = None
+    detects_cycles: bool = True
+    claims_only: bool = False
+    accepts_unclaimed_done: bool = False
+    done_after_failed: bool = False
 
     def missing(self) -> list[str]:
         out = [what for ok, what in (
@@ -150,7 +173,28 @@ class SchedulerCapabilities:
         ) if not ok]
         if self.claim_order != "submission":
             out.append("claims in submission order (any order is accepted)")
+        out += [what for bad, what in (
+            (not self.detects_cycles, "cycle detection (a cycle's tasks never become ready)"),
+            (self.claims_only, "reports for tasks it never handed out (never sent)"),
+            (self.accepts_unclaimed_done, "refusing a success for a task nobody ran "
+                                          "(it counts as done)"),
+            (self.done_after_failed, "keeping a failure final (a later success replaces it)"),
+        ) if bad]
         return out
+
+    def cycle_reported(self, exc: BaseException | None) -> str | None:
+        """How ``exc`` reports a cycle: ``"declared"``, ``"by class"``, ``"by message"``, or
+        None when it is not a cycle error."""
+        if exc is None:
+            return None
+        declared = self.cycle_error
+        if isinstance(declared, type):
+            return "declared" if isinstance(exc, declared) else None
+        if declared is not None:
+            return "declared" if declared(exc) else None
+        if any("cycle" in klass.__name__.lower() for klass in type(exc).__mro__):
+            return "by class"
+        return "by message" if "cycle" in str(exc).lower() else None
 
 
 def capabilities_of(factory: Any) -> WheelCapabilities | SchedulerCapabilities | None:

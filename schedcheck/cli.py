@@ -144,7 +144,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     except TargetError as exc:
         return _unusable(str(exc))
     # the core level needs fewer methods than the contract level; --level contract needs all
-    needs = None if args.level == "contract" else system.core_operations or None
+    needs = system.operations if args.level == "contract" else system.core_operations or None
     why = pipeline.probe_construct(system, target.factory, operations=needs)
     if why is not None:
         hint = (" (the core level needs only "
@@ -173,6 +173,13 @@ def cmd_check(args: argparse.Namespace) -> int:
         return _unusable(f"target {args.target!r} is unusable: {exc}")
     except SchedcheckInternalError as exc:
         return _unusable(f"internal error -- a bug in schedcheck, not in the target: {exc}")
+    except Exception as exc:  # a crash of the checker is never exit 1 ("counterexample")
+        import traceback
+
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        return _unusable(f"internal error -- a bug in schedcheck, not in the target: "
+                         f"{type(exc).__name__}: {exc} (at {Path(where.filename).name}:"
+                         f"{where.lineno}); please report it with this command line")
     if result.seed is None:
         result.seed = seed
     out = Path(args.out) if args.out else fresh_out_dir(system.name)

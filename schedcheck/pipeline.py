@@ -40,6 +40,7 @@ __all__ = [
     "ProgressFactory",
     "Unusable",
     "check",
+    "core_only",
     "fold_result",
     "fold_scaling",
     "probe_construct",
@@ -166,8 +167,9 @@ def check(
             else:
                 fold_scaling(result, run_scaling(entry, factory, **kwargs))
     # graded levels keep going: the rounds run after a counterexample too, its clause set aside
-    if rounds and graded and tolerance and result is not None:
-        _rounds_unsupported(entry, result)
+    inexact = tolerance or _declares_inexact(entry, factory)
+    if rounds and graded and inexact and result is not None:
+        _rounds_unsupported(entry, result, declared=_declares_inexact(entry, factory))
     elif rounds and graded and (not found() or keep):
         say(f"concurrent rounds: {label}")
         aside = frozenset(cx.clause for cx in result.all_counterexamples()) if result else None
@@ -186,7 +188,7 @@ def check(
             result = RunResult.fresh(entry.name, target_name or _name(factory))
         with show(f"{label} (real threads)", None) as progress:
             fold_result(result, run_stress(entry, factory, seed=seed, progress=progress,
-                                           seconds=stress_seconds))
+                                           tolerance=inexact, seconds=stress_seconds))
     if result is None:
         result = RunResult.fresh(entry.name, target_name or _name(factory))
     if suite and levels:
@@ -198,14 +200,27 @@ def check(
     return result
 
 
-def _rounds_unsupported(entry: System, result: RunResult) -> None:
+def _declares_inexact(entry: System, factory: Callable[..., Any]) -> bool:
+    """A wheel whose declared capabilities have no exact due ticks (it fires at the deadline
+    itself, or early by a declared bound): only tolerance-mode checks apply to it."""
+    from schedcheck.adapters import WheelCapabilities, capabilities_of
+
+    caps = capabilities_of(factory)
+    return (entry.has_tolerance and isinstance(caps, WheelCapabilities)
+            and (not caps.due_ticks or caps.early_by is not None))
+
+
+def _rounds_unsupported(entry: System, result: RunResult, *, declared: bool = False) -> None:
     """Under ``--tolerance`` the concurrent rounds are not run: their linearizability check
     replays each history on the exact model, whose due ticks a tolerance-mode target does
     not share by design."""
     why = ("the concurrent rounds check linearizability against the exact model, whose due "
-           "ticks this target does not share (--tolerance); run them without --tolerance")
+           "ticks this target does not share " + (
+               "(its declared capabilities)" if declared else
+               "(--tolerance); run them without --tolerance"))
     for cid in (entry.lin_clause, entry.interleaving_clause):
         result.unsupported_clause(cid, why)
+        result.stats[cid].why = f"concurrent rounds not run: {why}"
     result.unsupported.append("concurrent rounds under --tolerance (exact model only)")
 
 
@@ -486,16 +501,19 @@ def run_stress(
     *,
     seed: int | None = None,
     progress: Progress | None = None,
+    tolerance: bool = False,
     seconds: float | None = None,
 ) -> Any:
-    """Real-thread stress (``schedcheck.concurrency.run_stress``): a StressResult; ``seconds``
-    bounds it (checked between rounds; default: its own deadline)."""
+    """Real-thread stress (``schedcheck.concurrency.run_stress``): a StressResult.
+    ``tolerance``: the order in which one ``advance`` fires its timers is not compared;
+    ``seconds`` bounds it (checked between rounds; default: its own deadline)."""
     from schedcheck.concurrency.stress import run_stress as stress
 
     name = _system(system).name
     if seconds is None:
-        return stress(name, factory, seed=seed, progress=progress)
-    return stress(name, factory, seed=seed, progress=progress, deadline_seconds=seconds)
+        return stress(name, factory, seed=seed, progress=progress, any_order=tolerance)
+    return stress(name, factory, seed=seed, progress=progress, any_order=tolerance,
+                  deadline_seconds=seconds)
 
 
 def fold_result(into: RunResult, other: Any) -> None:
@@ -545,11 +563,32 @@ def fold_result(into: RunResult, other: Any) -> None:
             into.counterexample = cx
 
 
+def core_only(system: System | str, factory: Callable[..., Any]) -> bool:
+    """Whether ``factory`` is checked at the core level only outside ``check``'s graded levels
+    (the pytest API, the plugin, ``fuzz``): a scheduler adapter (it declares its
+    capabilities: the contract level stops at its first design difference), or a target with
+    the core level's methods and not all of the contract's."""
+    from schedcheck.adapters import SchedulerCapabilities, capabilities_of
+
+    entry = _system(system)
+    if entry.run_core is None:
+        return False
+    if isinstance(capabilities_of(factory), SchedulerCapabilities):
+        return True
+    return (probe_construct(entry, factory) is not None
+            and probe_construct(entry, factory, operations=entry.core_operations) is None)
+
+
 def probe_construct(system: System | str, factory: Callable[..., Any], *,
                     operations: tuple[str, ...] | None = None) -> str | None:
     """``None`` if ``factory`` builds with ordinary arguments and has ``operations`` (default:
-    every method the contract suite calls), else why not (one sentence)."""
+    every method the contract suite calls; the core level's for an adapter, which declares
+    its capabilities), else why not (one sentence)."""
+    from schedcheck.adapters import capabilities_of
+
     entry = _system(system)
+    if operations is None and capabilities_of(factory) is not None and entry.core_operations:
+        operations = entry.core_operations
     shown = f"cls({', '.join(map(str, entry.probe_args))})"
     try:
         obj = factory(*entry.probe_args)

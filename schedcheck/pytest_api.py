@@ -54,10 +54,16 @@ def suite_machine(system: str, factory: Callable[..., Any], *, name: str = "",
     """The suite's state machine for ``factory``, keyed in the example database by the
     system, ``name`` and ``tolerance`` (so two targets never replay each other's failures).
     ``result`` (a ``RunResult``) receives what the target does not support."""
-    from schedcheck import systems
+    from schedcheck import pipeline, systems
 
     options: dict[str, Any] = {"tolerance": True} if tolerance else {}
-    machine = systems.get(system).make_machine(factory, result=result, **options)
+    machine: type[Any]
+    if system == "scheduler" and pipeline.core_only(system, factory):
+        from schedcheck.harness.sched_core import make_core_machine
+
+        machine = make_core_machine(factory, result=result)  # an adapter: the core level
+    else:
+        machine = systems.get(system).make_machine(factory, result=result, **options)
     machine._hypothesis_internal_add_digest = database_key(  # read by Hypothesis's digest
         system, name or _name(factory), tolerance=tolerance)
     return machine
@@ -108,9 +114,13 @@ def _fail_with(result: Any, out: Any, name: str) -> None:
 def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str = "",
            tolerance: bool = False) -> type:
     from schedcheck import pipeline
+    from schedcheck.systems import get as get_system
 
     name = name or _name(factory)
-    unusable = pipeline.probe_construct(system, factory)
+    core = pipeline.core_only(system, factory)
+    unusable = pipeline.probe_construct(
+        system, factory,
+        operations=get_system(system).core_operations if core else None)
     machine: type[Any] | None = None
     if unusable is None:
         try:

@@ -293,6 +293,18 @@ def hunt(
     return result
 
 
+def _accepted_options(system: str, factory: Callable[..., Any]) -> frozenset[str] | None:
+    """The constructor options a wheel target accepts (probed), or None: no filtering."""
+    if system != "wheel":
+        return None
+    from schedcheck.harness.wheel_fixtures import TargetUnusable, probe
+
+    try:
+        return probe(factory).args
+    except TargetUnusable:
+        return None  # the round reports what building it does
+
+
 def _hunt_stage(
     system: str,
     factory: Callable[..., Any],
@@ -306,6 +318,10 @@ def _hunt_stage(
     counted: Callable[[int, int], None] | None = None,
 ) -> tuple[int, tuple[Case, RoundOutcome] | None]:
     strategy = table(system).part("cases")(max_threads, max_ops, stage)
+    accepted = _accepted_options(system, factory)
+    if accepted is not None:  # options the target does not take are never drawn (probed)
+        strategy = strategy.map(lambda case: replace(case, options={
+            k: v for k, v in case.options.items() if k in accepted}))
     failures: list[tuple[Case, RoundOutcome]] = []
     examples = 0
 

@@ -424,6 +424,16 @@ def _notes(exc: BaseException) -> str:
     return "\n".join(str(n) for n in notes)
 
 
+def _note_hangs(result: RunResult, hung: int) -> None:
+    """A run in which calls hung says so: the steps after each were never made, so a
+    verdict of the clauses they would have exercised rests on fewer steps."""
+    if hung:
+        result.notes.append(
+            f"{hung} call{'s' if hung > 1 else ''} of the target hung (no reply within "
+            f"{guard.step_seconds():g} s): {'each' if hung > 1 else 'its'} example was cut "
+            "short there, so the verdicts rest on fewer steps than the run made")
+
+
 def run_suite(
     machine_class: type[SuiteMachine],
     result: RunResult,
@@ -469,10 +479,14 @@ def run_suite(
     if not keep_database:
         run_settings = hypothesis.settings(run_settings, database=None)
     started = time.perf_counter()
+    hung_before = guard.timeouts()
     try:
         # ``factory`` builds the machine (Hypothesis calls it); its annotation asks for the class
         with guard.guarded():
-            run_state_machine_as_test(bound, settings=run_settings)
+            try:
+                run_state_machine_as_test(bound, settings=run_settings)
+            finally:
+                _note_hangs(result, guard.timeouts() - hung_before)
     except (contract.SchedcheckInternalError, OutOfBudget):
         raise
     except hypothesis_errors.FlakyFailure as exc:

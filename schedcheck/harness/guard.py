@@ -3,11 +3,14 @@
 A target that hangs, or that allocates memory in proportion to a delay, must end the run
 with a verdict, not stall it or take the machine down:
 
-* :func:`call_limited` -- ``fn(*args)`` with a wall-clock limit (``SIGALRM`` through
-  ``setitimer``; only on the main thread, elsewhere the call is plain). Past the limit the
-  call is interrupted with :class:`StepTimeout`, a ``BaseException`` so that a target's own
-  ``except Exception`` cannot swallow it. ``observe`` turns it into the error name
-  ``Hang[...]``: a verdict against the call that hung.
+* :func:`call_limited` -- ``fn(*args)`` with a wall-clock limit: the call runs on a step
+  thread (one per guarded block, so a target sees one calling thread) while the caller waits
+  with a timeout. Past the limit the *caller* raises :class:`StepTimeout` in its own frame --
+  no signal that could land in a garbage-collector callback or a ``finally`` of the target
+  and be swallowed -- and the hung call is abandoned on its (daemon) thread; the next call
+  gets a fresh step thread. ``observe`` turns the timeout into the error name ``Hang[...]``:
+  a verdict against the call that hung. Only calls from the main thread are guarded (the
+  concurrent rounds drive their own threads); elsewhere the call is plain.
 * :func:`memory_ceiling` -- while active, the process's address space may grow by at most
   ``extra`` bytes (``RLIMIT_AS``), so a runaway allocation raises ``MemoryError`` in the
   target instead of waking the kernel's out-of-memory killer. The previous limit comes back
@@ -20,14 +23,18 @@ judges speed.
 
 from __future__ import annotations
 
+import _thread
 import contextlib
-import signal
+import ctypes
+import queue
+import sys
 import threading
+import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
 __all__ = ["STEP_SECONDS", "StepTimeout", "call_limited", "guarded", "memory_ceiling",
-           "step_limit", "step_seconds", "timeouts"]
+           "on_step_thread", "step_limit", "step_seconds", "timeouts"]
 
 #: The longest a single call of the target may take before it counts as a hang.
 STEP_SECONDS = 10.0
@@ -69,28 +76,141 @@ def timeouts() -> int:
     return int(_state["timeouts"])
 
 
-def _alarm(signum: int, frame: Any) -> None:
-    raise StepTimeout()
+class _Step:
+    """One call handed to the step thread."""
+
+    __slots__ = ("args", "done", "error", "fn", "kwargs", "value")
+
+    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...],
+                 kwargs: dict[str, Any]) -> None:
+        self.fn, self.args, self.kwargs = fn, args, kwargs
+        self.done = _thread.allocate_lock()  # held until the call returns (cheaper than Event)
+        self.done.acquire()
+        self.value: Any = None
+        self.error: BaseException | None = None
+
+
+class _StepThread:
+    """A daemon thread that runs the guarded calls one at a time, in order."""
+
+    def __init__(self) -> None:
+        self.jobs: queue.SimpleQueue[_Step | None] = queue.SimpleQueue()
+        self.thread = threading.Thread(target=self._run, name="schedcheck-step", daemon=True)
+        self.thread.start()
+        _step_threads.add(self.thread.ident or 0)
+
+    def _run(self) -> None:
+        try:
+            while True:
+                job = self.jobs.get()
+                if job is None:
+                    return
+                try:
+                    job.value = job.fn(*job.args, **job.kwargs)
+                except BaseException as exc:  # handed to the caller as it is
+                    job.error = exc
+                finally:
+                    job.done.release()
+                    del job
+        except StepTimeout:
+            return  # abandoned after a hang, and stopped (see _stop_abandoned)
+
+    def stop(self) -> None:
+        self.jobs.put(None)
+
+
+_worker: dict[str, _StepThread | None] = {"step": None}
+#: every step thread's ident: a callback that ran on one ran inside a call of the target
+_step_threads: set[int] = set()
+
+
+#: step threads left with a call that hung: stopped with StepTimeout raised in them
+_abandoned: list[threading.Thread] = []
+
+
+def _stop_abandoned() -> None:
+    """Raise StepTimeout in each abandoned step thread still running Python code (a busy
+    loop would otherwise keep a core); a thread blocked in C (a deadlock) stays blocked,
+    costing nothing. Repeated at each later call, in case the target caught it."""
+    for thread in list(_abandoned):
+        if not thread.is_alive() or thread.ident is None:
+            _abandoned.remove(thread)
+            continue
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident),
+                                                   ctypes.py_object(StepTimeout))
+
+
+def _quiet_unraisable(unraisable: Any) -> None:
+    """While guarded: the StepTimeout that stops an abandoned call is not reported when it
+    lands where Python cannot raise it (a garbage-collector callback, say)."""
+    if isinstance(unraisable.exc_value, StepTimeout):
+        return
+    _previous_hook["hook"](unraisable)
+
+
+_previous_hook: dict[str, Any] = {"hook": sys.unraisablehook}
+
+
+def on_step_thread(ident: int) -> bool:
+    """Whether the thread ``ident`` is (or was) a step thread, i.e. runs target calls."""
+    return ident in _step_threads
+
+
+_PLAIN = (types.MemberDescriptorType, types.GetSetDescriptorType)
+_plain_cache: dict[tuple[type, str], bool] = {}
+
+
+def _plain(klass: type, name: object) -> bool:
+    """Whether reading attribute ``name`` of a ``klass`` instance runs no Python code of the
+    target: a slot or an instance attribute, no property, no ``__getattr(ibute)__``."""
+    if not isinstance(name, str):
+        return False
+    key = (klass, name)
+    known = _plain_cache.get(key)
+    if known is not None:
+        return known
+    getattribute: Any = klass.__getattribute__
+    plain = getattribute is object.__getattribute__
+    for base in klass.__mro__:
+        if name in base.__dict__:
+            found = base.__dict__[name]
+            plain = plain and (isinstance(found, _PLAIN) or not hasattr(type(found), "__get__"))
+            break
+    else:
+        plain = plain and not hasattr(klass, "__getattr__")
+    _plain_cache[key] = plain
+    return plain
 
 
 def call_limited(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
-    """``fn(*args, **kwargs)``, interrupted with :class:`StepTimeout` past the limit.
+    """``fn(*args, **kwargs)`` on the step thread; :class:`StepTimeout` past the limit.
 
-    The alarm repeats (every tenth of the limit, at least a second apart) until the call
-    ends: a ``StepTimeout`` raised where Python cannot propagate it (in a garbage-collector
-    callback, say, which reports it as unraisable and goes on) is raised again later, once
-    the report of the first is done, so a hang always ends."""
+    The caller waits for the reply with a timeout, so a hang always ends with a
+    ``StepTimeout`` raised right here (never swallowed); the call that hung is left on its
+    thread, and the next call runs on a fresh one."""
     seconds = _state["seconds"]
     if not seconds or threading.current_thread() is not threading.main_thread():
         return fn(*args, **kwargs)
-    signal.setitimer(signal.ITIMER_REAL, seconds, max(seconds / 10, 1.0))
-    try:
-        return fn(*args, **kwargs)
-    except StepTimeout:
+    if fn is getattr and len(args) == 2 and not kwargs and _plain(type(args[0]), args[1]):
+        return getattr(*args)  # reading a stored attribute runs no code of the target
+    if _abandoned:
+        _stop_abandoned()
+    worker = _worker["step"]
+    if worker is None:
+        worker = _worker["step"] = _StepThread()
+    job = _Step(fn, args, kwargs)
+    worker.jobs.put(job)
+    if not job.done.acquire(timeout=seconds):
+        _worker["step"] = None  # abandoned with the call that hung
+        worker.stop()
+        _abandoned.append(worker.thread)
+        _stop_abandoned()
         _state["timeouts"] += 1
-        raise
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        raise StepTimeout()
+    if job.error is not None:
+        error, job.error = job.error, None
+        raise error
+    return job.value
 
 
 def _vm_size() -> int | None:
@@ -136,12 +256,15 @@ def guarded(seconds: float | None = None, memory: bool = True) -> Iterator[None]
     if _state["seconds"] or threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGALRM, _alarm)
     _state["seconds"] = seconds
+    _previous_hook["hook"], sys.unraisablehook = sys.unraisablehook, _quiet_unraisable
     try:
         with memory_ceiling() if memory else contextlib.nullcontext():
             yield
     finally:
         _state["seconds"] = 0.0
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        _stop_abandoned()
+        sys.unraisablehook = _previous_hook["hook"]
+        worker, _worker["step"] = _worker["step"], None
+        if worker is not None:
+            worker.stop()

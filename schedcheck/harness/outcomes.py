@@ -29,6 +29,7 @@ __all__ = [
     "call_code",
     "check_expr",
     "observe",
+    "observe_each",
     "observe_model",
 ]
 
@@ -113,6 +114,24 @@ def observe(
         return Observed(value=norm(raw))
     except Exception as exc:
         return _malformed(exc, norm, raw)
+
+
+def observe_each(fn: Callable[..., Any], args: list[Any], *,
+                 norm: Callable[[Any], Any] | None = None) -> list[Observed]:
+    """``[observe(fn, a, norm=norm) for a in args]`` in one guarded call: one hand-off to the
+    step thread for the whole batch (the per-step reads of every task's state). If the batch
+    hangs, the call that hung and the ones after it share its ``Hang`` outcome."""
+    done: list[Observed] = []
+
+    def run() -> None:
+        for arg in args:
+            done.append(observe(fn, arg, norm=norm))
+
+    got = observe(run)
+    out = list(done)[:len(args)]
+    if not got.ok:
+        out += [got] * (len(args) - len(out))
+    return out
 
 
 def observe_model(

@@ -46,7 +46,14 @@ from schedcheck.harness.clauses import (
     S_X_OPTIONAL,
 )
 from schedcheck.harness.common import SuiteMachine
-from schedcheck.harness.outcomes import Observed, call_code, check_expr, observe, observe_model
+from schedcheck.harness.outcomes import (
+    Observed,
+    call_code,
+    check_expr,
+    observe,
+    observe_each,
+    observe_model,
+)
 from schedcheck.harness.result import Step
 from schedcheck.harness.sched_fixtures import (
     DEAD,
@@ -359,7 +366,8 @@ class SchedulerChecks(SuiteMachine):
         ids = [t for t in self.universe if t in known_ids]
         ids += [t for t in self.universe if t not in known_ids][:1]
         model_infos = {t: observe_model(self.m.info, t, norm=adapt.norm_info) for t in ids}
-        target_infos = {t: observe(self.target.info, t, norm=adapt.norm_info) for t in ids}
+        target_infos = dict(zip(ids, observe_each(self.target.info, ids,
+                                                  norm=adapt.norm_info), strict=True))
         known = [t for t, o in model_infos.items() if o.ok]
         blocked = sum(1 for o in model_infos.values() if o.ok and o.value[2] == "BLOCKED")
         self.most_blocked = max(self.most_blocked, blocked)

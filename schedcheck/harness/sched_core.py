@@ -62,11 +62,19 @@ _RESULT_NAMES = {"ready": "claim", "submit": "submitted", "start": "started"}
 #: The clauses this level checks; every other scheduler clause belongs to the contract level.
 CORE_CLAUSES = ("S-CLAIM-DEPS", "S-CLAIM-ONCE", "S-ORACLE-CYCLE", "S4", "S5", "S6")
 
+#: The width of a wide graph's fan-out and fan-in (submitted in one step).
+WIDE = 128
+
 
 @st.composite
 def graphs(draw: st.DrawFn) -> dict[str, tuple[str, ...]]:
     """A graph over the first 1..6 ids, each task depending on earlier ones; one time in
-    four an extra edge to any task (a cycle, a self-loop, or just a later dependency)."""
+    four an extra edge to any task (a cycle, a self-loop, or just a later dependency). One
+    time in 32 a wide graph instead: ``a`` fans out to WIDE tasks, which all fan in to
+    ``f`` -- real schedulers meet widths that no task-by-task program reaches."""
+    if draw(st.integers(0, 31)) == 0:
+        wide = [f"w{i:03}" for i in range(WIDE)]
+        return {"a": (), **{w: ("a",) for w in wide}, "f": tuple(wide)}
     ids = IDS[:draw(st.integers(1, len(IDS)))]
     graph = {tid: tuple(draw(st.lists(st.sampled_from(ids[:i]), max_size=3, unique=True)))
              if i else () for i, tid in enumerate(ids)}
@@ -80,6 +88,8 @@ class SchedulerCoreMachine(SuiteMachine):
     system: ClassVar[str] = "scheduler"
     factory: ClassVar[Callable[[int], Any]]
     caps: ClassVar[SchedulerCapabilities] = SchedulerCapabilities()
+    #: clauses whose operation the target refused as unsupported (NotImplementedError)
+    refused: ClassVar[set[str]] = set()
 
     def __init__(self) -> None:
         super().__init__()
@@ -182,8 +192,21 @@ class SchedulerCoreMachine(SuiteMachine):
         self.started = True
         self.cyclic = self._has_cycle()
         step, got = self._call("start the graph", "start")
+        if not self.caps.detects_cycles:
+            if not got.ok:
+                self.diverge("S4", f"start() {got.describe()} on a target that declares no "
+                                   "cycle detection", step=step)
+            return
         self.exercise("S-ORACLE-CYCLE")
-        said_cycle = not got.ok and "cycle" in (got.error or "").lower()
+        how = None if got.ok else self.caps.cycle_reported(got.exc)
+        if how == "by message":
+            said = " ".join(str(got.exc).split())[:100]
+            note = (f"cycle errors recognised by message: {got.error}({said}) (declare "
+                    "SchedulerCapabilities(cycle_error=...) to name the class)")
+            if not any(n.startswith("cycle errors recognised by message")
+                       for n in self.result.notes):
+                self.result.notes.append(note)
+        said_cycle = how is not None
         if said_cycle != self.cyclic:
             what = "finds a cycle" if self.cyclic else "finds no cycle"
             self.diverge("S-ORACLE-CYCLE", f"start() {got.describe()}, but networkx {what} "
@@ -195,6 +218,15 @@ class SchedulerCoreMachine(SuiteMachine):
             shown = list(cycle) if isinstance(cycle, (list, tuple)) else [cycle]
             self.diverge("S-ORACLE-CYCLE", f"start() {got.describe()}: {problem}", step=step,
                          snapshot={"cycle": [repr(x) for x in shown]})
+
+    def _refuses(self, clause: str, what: str, got: Observed) -> bool:
+        """The target refuses the operation as unsupported (NotImplementedError): the clause
+        is "not supported", nothing changed, and the operation is not called again."""
+        if got.error != "NotImplementedError":
+            return False
+        type(self).refused.add(clause)
+        self.result.unsupported_clause(clause, f"{what} (it raises NotImplementedError)")
+        return True
 
     def _live(self) -> bool:
         return self.started and not self.cyclic
@@ -262,19 +294,31 @@ class SchedulerCoreMachine(SuiteMachine):
         if state is None:
             return
         if state == "waiting":
-            if op != "complete" or not self._live():
+            # claims_only: its own driver never reports a task it did not hand out
+            if op != "complete" or not self._live() or self.caps.claims_only:
                 return
             self.late.add(tid)
-            self._call(f"complete {tid!r}, which was never claimed", "complete", tid, gen)
+            _, got = self._call(f"complete {tid!r}, which was never claimed", "complete",
+                                tid, gen)
             self.exercise("S4")
+            if got.ok and self.caps.accepts_unclaimed_done:  # by design: it counts as done
+                self.state[tid] = "succeeded"
+            return
+        clause = "S4" if op == "complete" else "S5"
+        if clause in self.refused:
             return
         first = state == "running"
         if not first and op == "complete" and state == "succeeded":
             self.again.add(tid)
         step, got = self._call(f"{op} {tid!r}{'' if first else ' again'}", op, tid, gen)
-        clause = "S4" if op == "complete" else "S5"
+        if first and op == "fail" and self._refuses("S5", "fail()", got):
+            return
         self.exercise(clause)
         if not first:
+            if (got.ok and op == "complete" and self.caps.done_after_failed
+                    and self.killed.get(tid) == "S5" and state == "dead"):
+                self.state[tid] = "succeeded"  # by design: the success replaces the failure
+                del self.killed[tid]
             return
         if not got.ok:
             self.diverge(clause, f"{op}({tid!r}, {gen}) of a running claim was refused: "
@@ -286,9 +330,11 @@ class SchedulerCoreMachine(SuiteMachine):
 
     @atomic
     def _cancel(self, tid: Any) -> None:
-        if not self._live() or self.state.get(tid) != "waiting":
+        if not self._live() or self.state.get(tid) != "waiting" or "S6" in self.refused:
             return
         step, got = self._call(f"cancel {tid!r} before it was claimed", "cancel", tid)
+        if self._refuses("S6", "cancel()", got):
+            return
         if not got.ok:
             self.diverge("S6", f"cancel({tid!r}) of an unclaimed task was refused: "
                          f"{got.describe()}", step=step)
@@ -351,7 +397,8 @@ class SchedulerCoreMachine(SuiteMachine):
                 if self.state[tid] != "running":
                     continue
                 done += 1
-                failing = self.caps.fail and fail_every and done % fail_every == 0
+                failing = (self.caps.fail and "S5" not in self.refused and fail_every
+                           and done % fail_every == 0)
                 self._callback("fail" if failing else "complete", tid, gen)
             before = len(self.claims)
             self._ready(None)
@@ -371,7 +418,8 @@ def make_core_machine(factory: Callable[..., Any], *,
     if result is None:
         result = RunResult.fresh("scheduler", getattr(factory, "__qualname__", "target"))
     grade_core(result, caps)
-    namespace = {"factory": staticmethod(factory), "caps": caps, "_ctx": RunContext(result)}
+    namespace = {"factory": staticmethod(factory), "caps": caps, "_ctx": RunContext(result),
+                 "refused": set()}
     machine: type[SchedulerCoreMachine] = type(
         "SchedulerCore", (SchedulerCoreMachine,), namespace)
     return machine
@@ -396,6 +444,17 @@ def grade_core(result: RunResult, caps: SchedulerCapabilities) -> None:
         result.unsupported_clause("S5", "fail()")
     if not caps.cancel:
         result.unsupported_clause("S6", "cancel()")
+    if not caps.detects_cycles:
+        result.unsupported_clause("S-ORACLE-CYCLE", "cycle detection (declared)")
+    if caps.claims_only:
+        result.unsupported_clause("S4", "reports for tasks it never handed out (declared: "
+                                        "its own driver never sends them)")
+    if caps.accepts_unclaimed_done:
+        result.unsupported_clause("S4", "refusing a success for a task nobody ran (declared: "
+                                        "it counts as done)")
+    if caps.done_after_failed:
+        result.unsupported_clause("S5", "keeping a failure final (declared: a later success "
+                                        "replaces it)")
     for part in caps.missing():
         if part not in result.unsupported:
             result.unsupported.append(part)

@@ -29,7 +29,9 @@ from typing import Any, NoReturn
 import hypothesis
 
 from schedcheck import contract
+from schedcheck.harness import guard
 from schedcheck.harness.common import Observed, SuiteMachine, call_code, observe
+from schedcheck.harness.outcomes import observe_each
 from schedcheck.harness.result import Step
 from schedcheck.harness.wheel_fixtures import Callback, CallLog, RecordingExecutor, Support
 from schedcheck.harness.wheel_ledger import CANCELLED, FIRED, Ledger, TimerRecord
@@ -56,6 +58,11 @@ def strict_bool(value: Any) -> bool:
     if not isinstance(value, bool):
         raise TypeError(f"cancel() must return a bool, got {type(value).__name__} {value!r}")
     return value
+
+
+
+def _read(handle_attr: tuple[Any, str]) -> Any:
+    return getattr(*handle_attr)
 
 
 class Side:
@@ -278,6 +285,7 @@ class WheelChecks(SuiteMachine):
         processed tick's instant (exact mode), or after ``now`` itself (``at_now``: tolerance
         mode, where a timer may fire at its deadline rather than at its due tick)."""
         tick = self.ledger.tick
+        early = self.support.caps.early_by or 0  # a declared bound on early firing
         for i, rec in enumerate(t_recs):
             if rec is None:
                 self._fail("W-INV-ONCE", f"advance(now={now}) returned {t_names[i]}, which "
@@ -291,10 +299,12 @@ class WheelChecks(SuiteMachine):
             if rec.t_state == CANCELLED:
                 self.diverge("W-INV-ONCE", f"{rec.name} fired although cancel({rec.name}) "
                              "returned True earlier: a cancelled timer never fires", step=step)
-            if at_now and rec.deadline > now:
+            if at_now and rec.deadline > now + early:
                 self.diverge("W-INV-EARLY", f"{rec.name} (deadline {rec.deadline}) fired in "
-                             f"advance(now={now}): before its deadline", step=step)
-            if not at_now and rec.deadline > t_last * tick:
+                             f"advance(now={now}): before its deadline"
+                             + (f", by more than its declared early_by={early}" if early
+                                else ""), step=step)
+            if not at_now and rec.deadline > t_last * tick + early:
                 self.diverge("W-INV-EARLY", f"{rec.name} (deadline {rec.deadline}) fired in "
                              f"advance(now={now}), whose last processed tick is {t_last} "
                              f"(instant {t_last * tick}): before its deadline; its contract due"
@@ -305,6 +315,8 @@ class WheelChecks(SuiteMachine):
         """Tolerance: a live timer is at most one tick later than its contract due tick."""
         tick = self.ledger.tick
         resolution = self.support.caps.resolution
+        if resolution is None:  # a declared early bound is a tolerance both ways
+            resolution = self.support.caps.early_by
         for rec in self.ledger.t_live():
             if resolution is not None:  # coarser than a tick: late by at most its resolution
                 if t_last * tick >= rec.deadline + resolution + tick:
@@ -364,7 +376,7 @@ class WheelChecks(SuiteMachine):
                              "executor: without one, advance never calls a callback -- the "
                              "caller runs handle.callback (rule 3)",
                              again=f"len({name}.log.calls) > 0")
-            if thread == self.home:
+            if thread == self.home or guard.on_step_thread(thread):
                 self.diverge("W3", f"callback {name} ran on the thread that calls advance(): "
                              "callbacks go to the executor and never run on the tick thread "
                              "(rule 3; seed: callback isolation)",
@@ -375,19 +387,23 @@ class WheelChecks(SuiteMachine):
                          again=f"len(executor.submitted) != {side.seen_submissions}")
 
     def _check_handles(self) -> None:
+        attrs = ("fired", "cancelled", "deadline")
+        # every handle's three attributes in one guarded batch (one hand-off per step)
+        reads = iter(observe_each(_read, [(self.t_handles[rec.name], attr)
+                                          for rec in self.ledger.timers for attr in attrs]))
         for rec in self.ledger.timers:
-            handle = self.t_handles[rec.name]
             if not self.tolerance:
                 mh = self.m_handles[rec.name]
                 if (mh.fired, mh.cancelled) != (rec.state == FIRED, rec.state == CANCELLED):
                     self._internal(f"model handle {rec.name} {mh!r} vs ledger {rec.state}")
-            self._check_flags(rec.name, handle)
+            got_attrs = {attr: next(reads) for attr in attrs}
+            self._check_flags(rec.name, got_attrs["fired"], got_attrs["cancelled"])
             for attr, expected, clause in (
                 ("fired", rec.t_state == FIRED, "W4"),
                 ("cancelled", rec.t_state == CANCELLED, "W4"),
                 ("deadline", rec.deadline, "W2"),
             ):
-                got = observe(getattr, handle, attr)
+                got = got_attrs[attr]
                 self._compare_query(clause, f"{rec.name}.{attr}", f"read {rec.name}.{attr}",
                                     expected, got, f"{rec.name} is {rec.t_state}")
 
@@ -417,11 +433,10 @@ class WheelChecks(SuiteMachine):
                 "+ 2, cancelled shells included): cancelled or fired timers are kept instead "
                 "of dropped or compacted (specs/wheel.md, Costs)", step)
 
-    def _check_flags(self, name: str, handle: Any) -> None:
+    def _check_flags(self, name: str, fired: Observed, cancelled: Observed) -> None:
         """W-INV-ONCE on the handle itself: it never reads ``fired`` and ``cancelled`` both
         true -- a timer fired or was cancelled, never both (a core invariant, whatever the
         design: checked wherever the handle has the two flags)."""
-        fired, cancelled = (observe(getattr, handle, attr) for attr in ("fired", "cancelled"))
         if not (fired.ok and cancelled.ok):
             return
         self._ex("W-INV-ONCE")

@@ -2,9 +2,12 @@
 ``schedule`` and ``cancel`` cost O(1), never O(the timers in the wheel or in the bucket).
 
 The workload (specs/wheel.md section 5): a wheel with ``tick=1`` and ``wheel_size=64`` holds
-``n`` timers *parked* in one bucket far away -- all due at tick ``64 * 10**6 + 63``, so in a
-hashed wheel they sit in bucket 63 with a million rounds to go, and in a hierarchical wheel in
-an upper level that does not cascade for a long time. Then, rotation after rotation, the wheel
+``n`` timers *parked* in one bucket far away, each at its own deadline -- half of them a few
+rotations away and beyond (rotation 4, 5, 6, ...), half beyond every level of a hierarchical
+wheel (a million rotations and more), all in bucket 63: in a hashed wheel they sit in bucket
+63 with rounds to go, in a hierarchical wheel in upper levels that do not cascade during the
+measured rotation, and a queue that groups timers by deadline cannot fold them into one
+entry. Then, rotation after rotation, the wheel
 is advanced one tick at a time through the 63 ticks that do *not* visit bucket 63; only those
 calls are timed (bucket 63's tick, which may legitimately cost O(n) in a hashed wheel that
 decrements rounds, is advanced outside the clock).
@@ -41,7 +44,7 @@ from schedcheck.harness.opcount import StepCounter
 from schedcheck.harness.result import BROKEN, HELD
 from schedcheck.harness.scaling import cost_ratio
 
-__all__ = ["check_wheel_scaling"]
+__all__ = ["check_wheel_scaling", "parked_tick"]
 
 WHEEL_SIZE = 64
 #: The parked timers' due tick: bucket WHEEL_SIZE - 1, a million rotations away.
@@ -58,10 +61,17 @@ def _noop() -> None:
     return None
 
 
+def parked_tick(i: int) -> int:
+    """The due tick of the ``i``-th parked timer: bucket WHEEL_SIZE - 1, distinct per timer;
+    even ``i`` a few rotations away and beyond, odd ``i`` beyond every level."""
+    rotations = 4 + i // 2 if i % 2 == 0 else 10**6 + i // 2
+    return rotations * WHEEL_SIZE + WHEEL_SIZE - 1
+
+
 def _build(factory: Callable[..., Any], size: int) -> Any:
     wheel = factory(1, WHEEL_SIZE)
-    for _ in range(size):
-        wheel.schedule(PARKED_TICK, _noop)
+    for i in range(size):
+        wheel.schedule(parked_tick(i), _noop)
     return wheel
 
 

@@ -89,6 +89,9 @@ def record_unsupported(result: RunResult, support: Support) -> None:
     if caps.handles != "checked":
         result.unsupported_clause("W4", f"refusing another wheel's handle: a handle cancels "
                                         f"itself ({how})")
+    if caps.early_by is not None:
+        result.unsupported_clause("W-INV-EARLY", f"never firing early: it may fire up to "
+                                                 f"{caps.early_by} units early by design ({how})")
     if caps.cancel == "none":
         result.unsupported_clause("W4", f"cancel() saying whether it stopped the timer: it "
                                         f"returns None ({how})")

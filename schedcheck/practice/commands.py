@@ -61,6 +61,9 @@ def cmd_grade(args: argparse.Namespace) -> int:
     except SchedcheckInternalError:
         raise
     print(render_card(card))
+    if not card.failed and not card.passed:
+        print(f"nothing here could be graded on this target: `schedcheck check {system} "
+              f"{args.target} --level core` checks what every correct design holds")
     if not args.seed_shaped:
         from schedcheck.practice.shapes import looks_seed_shaped
 

@@ -22,7 +22,7 @@ while the same kind of disagreement remains, until no single step can go. Progra
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from schedcheck import systems
@@ -129,6 +129,7 @@ def grade_items(items: Sequence[Item], target: Any, *, system: str, name: str,
         except Exception as exc:  # the item's verdict: what the class made it raise
             got = Miss((), f"checking this item raised {type(exc).__name__}: {exc}", item.id)
         misses = [] if got is None else [got] if isinstance(got, Miss) else list(got)
+        misses = [_declared_lack(target, miss) for miss in misses]
         found[item.id] = misses
         card.results.append(ItemResult(item, PASS))
     _attribute(card, found)
@@ -188,6 +189,34 @@ def _add(result: ItemResult, miss: Miss) -> None:
     result.misses.append(miss)
     result.miss = result.misses[0]
     result.status = FAIL
+
+
+def _declared_missing(caps: Any) -> list[str]:
+    """The operations an adapter declares it does not have."""
+    if getattr(caps, "cancel", None) == "missing":
+        return ["cancel"]
+    return [op for op in ("fail", "cancel", "close", "info") if getattr(caps, op, True) is False]
+
+
+def _declared_lack(target: Any, miss: Miss) -> Miss:
+    """For an adapter (it declares its capabilities): a miss that comes from a part it
+    declares it lacks -- a method it does not have, or argument checks it does not make --
+    is owned by that capability, so the item is not graded rather than failed."""
+    from schedcheck.adapters import capabilities_of
+
+    caps = capabilities_of(target)
+    if caps is None:
+        return miss
+    lacks = ""
+    if "has no attribute" in miss.message:
+        lacks = f"not supported by this adapter ({miss.message.split(': ', 1)[-1]})"
+    for op in _declared_missing(caps):
+        if not lacks and (miss.message.startswith(f"{op} raised") or f"{op}(" in miss.message):
+            lacks = f"not supported by this adapter: it declares no {op}()"
+    if not lacks and not caps.validates_args and "yours no error" in miss.message and any(
+            e in miss.message for e in ("TypeError", "ValueError")):
+        lacks = "not supported by this adapter: it declares validates_args=False"
+    return replace(miss, owner=CAPABILITY + lacks) if lacks else miss
 
 
 def shrink(program: Sequence[Any], disagrees: Callable[[Sequence[Any]], bool]) -> list[Any]:

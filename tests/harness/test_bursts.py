@@ -1,0 +1,65 @@
+"""Bursts: the suites reach what real code breaks on -- many timers due at one instant, a
+wide fan-out and fan-in submitted in one step -- which no element-by-element program of a
+few steps reaches. Fixed seeds, counted examples; a hang is cut by a short step limit."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from schedcheck.impl import HashedTimingWheel
+from schedcheck.model import Scheduler
+
+from schedcheck.harness import guard
+from schedcheck.harness.sched_core import run_core_suite
+from schedcheck.harness.wheel_suite import run_wheel_suite
+
+
+class DeadlocksOnABurst(HashedTimingWheel):
+    """Takes its own (non-reentrant) lock a second time when more than 100 timers are due at
+    one instant, as a virtual-time scheduler did: a deadlock, never a reply."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.handles: list[Any] = []
+        self.lock = threading.Lock()
+
+    def schedule(self, deadline: int, callback: Any) -> Any:
+        handle = super().schedule(deadline, callback)
+        self.handles.append(handle)
+        return handle
+
+    def advance(self, now: int) -> Any:
+        live = [h for h in self.handles if not (h.fired or h.cancelled)]
+        if max((sum(1 for h in live if h.deadline == d) for d in {h.deadline for h in live
+                                                                    if h.deadline <= now}),
+               default=0) > 100:
+            with self.lock:
+                self.lock.acquire()  # never returns
+        return super().advance(now)
+
+
+def test_a_wheel_that_deadlocks_on_a_burst_gets_a_hang_verdict() -> None:
+    with guard.step_limit(0.2):
+        result = run_wheel_suite(DeadlocksOnABurst, examples=EXAMPLES, seed=1, shrink=False)
+    cx = result.counterexample
+    assert cx is not None and "Hang[no reply within 0.2 s]" in cx.message, result.notes
+    assert any("hung" in note for note in result.notes)
+
+
+class LosesPastAHundred(Scheduler):
+    """Keeps at most 100 ready tasks (a fixed buffer): the rest of a wide fan-out are lost."""
+
+    def ready(self, limit: int | None = None) -> Any:
+        if sum(1 for t in self.task_ids() if self.info(t).state.name == "READY") > 100:
+            return []
+        return super().ready(limit)
+
+
+def test_a_scheduler_that_loses_a_wide_fan_out_is_caught() -> None:
+    result = run_core_suite(LosesPastAHundred, examples=EXAMPLES, seed=1, shrink=False)
+    assert result.counterexample is not None and result.counterexample.clause == "S4"
+    assert "lost" in result.counterexample.message
+
+
+EXAMPLES = 100

@@ -1,0 +1,71 @@
+"""W-COST parks its timers far away, each at its own deadline: a timer queue that groups
+timers by deadline and scans every group on every tick is caught, where one shared deadline
+would fold the scan into one entry. Steps are counted, never timed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from schedcheck.harness.result import BROKEN, HELD
+from schedcheck.harness.wheel_cost import WHEEL_SIZE, check_wheel_scaling, parked_tick
+
+
+class _Handle:
+    def __init__(self, deadline: int, callback: Any) -> None:
+        self.deadline, self.callback = deadline, callback
+        self.fired = self.cancelled = False
+
+
+class DeadlineGroups:
+    """Timers grouped by deadline; every tick looks at every group (O(distinct deadlines))."""
+
+    def __init__(self, tick: int, wheel_size: int) -> None:
+        self.tick, self.now = tick, 0
+        self.groups: dict[int, list[_Handle]] = {}
+
+    def schedule(self, deadline: int, callback: Any) -> _Handle:
+        handle = _Handle(deadline, callback)
+        self.groups.setdefault(deadline, []).append(handle)
+        return handle
+
+    def cancel(self, handle: _Handle) -> bool:
+        group = self.groups.get(handle.deadline, [])
+        if handle.fired or handle.cancelled or handle not in group:
+            return False
+        group.remove(handle)
+        handle.cancelled = True
+        return True
+
+    def advance(self, now: int) -> list[_Handle]:
+        fired: list[_Handle] = []
+        for t in range(self.now + 1, now + 1):
+            for deadline in list(self.groups):
+                if deadline <= t:
+                    for handle in self.groups.pop(deadline):
+                        handle.fired = True
+                        fired.append(handle)
+        self.now = max(self.now, now)
+        return fired
+
+    def pending(self) -> int:
+        return sum(len(g) for g in self.groups.values())
+
+
+def test_parked_timers_are_far_distinct_and_in_one_bucket() -> None:
+    ticks = [parked_tick(i) for i in range(100)]
+    assert len(set(ticks)) == 100
+    assert {t % WHEEL_SIZE for t in ticks} == {WHEEL_SIZE - 1}
+    assert min(ticks) >= 4 * WHEEL_SIZE and max(ticks) > 64**4  # beyond four 64-slot levels
+
+
+def test_a_queue_that_scans_every_deadline_per_tick_breaks_w_cost() -> None:
+    result = check_wheel_scaling(DeadlineGroups, n=200)
+    assert result.verdict == BROKEN, result.text
+    assert result.ratio > 5
+
+
+def test_the_bundled_wheel_holds_w_cost_with_far_parked_timers() -> None:
+    from schedcheck.impl import HashedTimingWheel
+
+    result = check_wheel_scaling(HashedTimingWheel, n=200)
+    assert result.verdict == HELD, result.text
