@@ -39,7 +39,7 @@ import hypothesis
 from hypothesis import HealthCheck, Phase
 from hypothesis import strategies as st
 
-from schedcheck.harness import guard
+from schedcheck.harness import guard, shorter
 from schedcheck.harness.common import Divergence, RunContext, SuiteMachine
 from schedcheck.harness.program import Op, TimerName
 from schedcheck.harness.result import Counterexample, RunResult
@@ -489,15 +489,37 @@ def reduce_found(machine_class: type[SuiteMachine], result: RunResult,
     if reduced is None:
         result.notes.append(not_minimized(cx, program))
         return
+    note = (f"minimized by delta debugging from {reduced.before} to "
+            f"{len(reduced.counterexample.steps)} steps ({reduced.replays} replays"
+            + (f"; {reduced.stopped})" if reduced.stopped else ")"))
+    if len(reduced.counterexample.steps) > shorter.SHORT:
+        again = _shorter(machine_class, cx, reduced)
+        if again is not None:
+            reduced, note = again
     new = reduced.counterexample
     new.seed = cx.seed
     new.hypothesis_program = ""
     new.unreduced = cx
     result.counterexample = new
     result.break_(new.clause)
-    result.notes.append(f"minimized by delta debugging from {reduced.before} to "
-                        f"{len(new.steps)} steps ({reduced.replays} replays"
-                        + (f"; {reduced.stopped})" if reduced.stopped else ")"))
+    result.notes.append(note)
+
+
+def _shorter(machine_class: type[SuiteMachine], cx: Counterexample,
+             reduced: Minimized) -> tuple[Minimized, str] | None:
+    """A shorter reduction than ``reduced`` from the search with few steps (``shorter``) and
+    its note, or None when that search finds none."""
+    found = shorter.search_shorter(machine_class, cx.clause, seed=cx.seed)
+    if found is None:
+        return None
+    again = minimize(machine_class, found.program, found.counterexample)
+    if again is None or len(again.counterexample.steps) >= len(reduced.counterexample.steps):
+        return None
+    return again, (
+        f"minimized to {len(again.counterexample.steps)} steps: delta debugging took the "
+        f"failing run from {reduced.before} to {len(reduced.counterexample.steps)} steps, and a "
+        f"search with at most {found.steps} rule steps per example then broke {cx.clause} in a "
+        f"run of {again.before} steps, which it reduced ({again.replays} replays)")
 
 
 def not_minimized(cx: Counterexample, program: list[Op]) -> str:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-__all__ = ["Op", "Program", "TimerName", "atomic"]
+__all__ = ["GenerationOf", "Op", "Program", "TimerName", "atomic", "generation_of"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -30,6 +30,28 @@ class TimerName:
     recording run gave it; the replay maps it to the object its own run created."""
 
     name: str
+
+
+@dataclass(frozen=True)
+class GenerationOf:
+    """A callback's generation as the program records it: ``offset`` from the generation its
+    task had when the call was made (0: the current one; -1: the one before, a late report).
+    A replay with fewer resubmits before it then still reports the current generation -- a
+    literal number would turn into another generation's (a stale) report."""
+
+    offset: int
+
+    def __repr__(self) -> str:
+        return "current" if self.offset == 0 else f"current{self.offset:+d}"
+
+
+def generation_of(gen: Any, current: int | None) -> Any:
+    """``gen`` as a program records it: relative to the task's ``current`` generation when it
+    is that one or the one before (see :class:`GenerationOf`), else as it is."""
+    if (current is None or isinstance(gen, bool) or not isinstance(gen, int)
+            or gen - current not in (0, -1)):
+        return gen
+    return GenerationOf(gen - current)
 
 
 @dataclass

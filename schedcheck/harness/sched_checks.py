@@ -54,6 +54,7 @@ from schedcheck.harness.outcomes import (
     observe_each,
     observe_model,
 )
+from schedcheck.harness.program import GenerationOf, Op, generation_of
 from schedcheck.harness.result import Step
 from schedcheck.harness.sched_fixtures import (
     DEAD,
@@ -247,9 +248,28 @@ class SchedulerChecks(SuiteMachine):
         elif name == "_callback":
             op, tid, gen = args
             who = f"worker {kwargs['thread'][1:]}: " if kwargs.get("thread") else ""
-            what = "the current generation" if gen is None else f"generation {gen!r}"
+            what = "the current generation" if gen is None else "generation {gen}"
             kwargs["words"] = f"{who}{op} {tid!r} {what}"
+            args = (op, tid, generation_of(gen, self._generation(tid)))
         return args, kwargs
+
+    def thaw_op(self, op: Op) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
+        thawed = super().thaw_op(op)
+        if thawed is None or op.name != "_callback":
+            return thawed
+        (name, tid, gen), kwargs = thawed
+        if isinstance(gen, GenerationOf):
+            current = self._generation(tid)
+            if current is None:
+                return None  # the task is not there in this replay: nothing to report
+            gen = current + gen.offset
+        kwargs["words"] = kwargs["words"].replace("{gen}", repr(gen))
+        return (name, tid, gen), kwargs
+
+    def _generation(self, tid: Any) -> int | None:
+        """The model's generation of ``tid`` now (None: no such task)."""
+        got = observe_model(self.m.info, tid, norm=adapt.norm_info)
+        return got.value[1] if got.ok else None
 
     # ---- one call, made on both sides ------------------------------------------------------
 

@@ -48,7 +48,7 @@ from schedcheck.harness.common import (
     run_suite,
     unshrunk_settings,
 )
-from schedcheck.harness.program import atomic
+from schedcheck.harness.program import GenerationOf, Op, atomic, generation_of
 from schedcheck.harness.result import CONTRACT_ONLY, RunResult, Step
 from schedcheck.harness.sched_fixtures import noop
 from schedcheck.harness.sched_oracles import cycle_problem
@@ -151,6 +151,30 @@ class SchedulerCoreMachine(SuiteMachine):
         return not nx.is_directed_acyclic_graph(graph)
 
     # ------------------------------------------------------------------ the atomic program
+
+    def freeze_op(self, name: str, args: tuple[Any, ...],
+                  kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """A callback's generation is recorded relative to the task's latest claim (see
+        ``program.GenerationOf``): a replay with fewer claims before it still reports it."""
+        args, kwargs = super().freeze_op(name, args, kwargs)
+        if name == "_callback":
+            op, tid, gen = args
+            args = (op, tid, generation_of(gen, self._claimed_generation(tid)))
+        return args, kwargs
+
+    def thaw_op(self, op: Op) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
+        thawed = super().thaw_op(op)
+        if thawed is None or op.name != "_callback" or not isinstance(op.args[2], GenerationOf):
+            return thawed
+        (name, tid, gen), kwargs = thawed
+        current = self._claimed_generation(tid)
+        if current is None:
+            return None  # never claimed in this replay: nothing to report
+        return (name, tid, current + gen.offset), kwargs
+
+    def _claimed_generation(self, tid: Any) -> int | None:
+        """The generation of ``tid``'s latest claim (None: not claimed)."""
+        return next((g for t, g in reversed(self.claims) if t == tid), None)
 
     def made_names(self) -> list[str]:
         """The ids claimed so far: a ``ready()`` step *made* its claims, so the minimisation

@@ -252,4 +252,5 @@ class ShellsNeverCompactedWheel(HashedTimingWheel):
     """Cancelled shells are only dropped when their bucket is processed."""
 
     def _mark_shell(self, node: Any) -> None:
-        return None  # MUTANT: no bucket is rebuilt; the shells outnumber the pending timers
+        # counted, so the walk still skips it, but never compacted
+        self._buckets.marked[node._due % self._wheel_size] += 1  # MUTANT: not _buckets.mark

@@ -22,6 +22,8 @@ class Mistake:
     what: str
     #: other grade items whose subject this mistake breaks as well (they may fail too)
     also: tuple[str, ...] = ()
+    #: False: no fixed program of grade can show it (grade measures no memory); check only
+    graded: bool = True
 
 
 @dataclass(frozen=True)
@@ -73,8 +75,9 @@ ANSWERS: tuple[Answer, ...] = (
                 "the due tick counts ceil((deadline - now) / tick) from the current tick"),
         Mistake("W-F3", r"cancel\(h\d\) returned None", ("W4",),
                 "cancel answers nothing (None), so the caller cannot tell"),
-        Mistake("W-F3", r"\.cancelled", ("W4",),
-                "cancel of a fired timer marks its handle cancelled"),
+        Mistake("W-F3", r"\.cancelled", ("W4", "W-INV-ONCE"),
+                "cancel of a fired timer marks its handle cancelled (fired and cancelled both "
+                "read True)"),
         Mistake("W-polish-4", r"TypeError", ("W6",),
                 "a non-callable callback or a bool deadline is accepted"),
         Mistake("W-polish-3", r"ValueError", ("W1", "W6"),
@@ -96,6 +99,9 @@ ANSWERS: tuple[Answer, ...] = (
                 "advance processes only the tick of now: missed ticks are skipped"),
         Mistake("W-F3", r"returned None", ("W4",),
                 "cancel answers nothing (None)"),
+        Mistake("W-T3", r"", ("W-MEM",),
+                "cancel only sets the flag: the timer stays in its bucket until the cursor "
+                "takes it, so cancelled timers pile up", graded=False),
         Mistake("W-polish-2", r"False", ("W4", "W6"),
                 "cancel() of another wheel's handle cancels that wheel's timer"),
     )),
