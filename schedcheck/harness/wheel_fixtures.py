@@ -241,8 +241,11 @@ def _try(fn: Callable[..., Any], *args: Any) -> tuple[bool, Any]:
 def probe_capabilities(factory: Callable[..., Any]) -> WheelCapabilities:
     """What a target that declares nothing does where designs differ, tried on fresh wheels
     (``factory(1, 8)``) under the suite's guards: its horizon (the longest of
-    :data:`_HORIZONS` it schedules without an error), whether cancelling a fired timer
-    returns False, raises or returns None, and whether a bool deadline is refused."""
+    :data:`_HORIZONS` it schedules without an error), and whether cancelling a fired timer
+    returns False, raises or returns None. Argument checks are not probed: a target that
+    declares nothing is held to them (W6), since accepting a bool deadline is a mistake of
+    an answer far more often than a design; a library that does not check its arguments
+    declares ``WheelCapabilities(validates_args=False)``."""
     def noop() -> None:
         return None
 
@@ -257,13 +260,10 @@ def probe_capabilities(factory: Callable[..., Any]) -> WheelCapabilities:
             horizon = 0
         ok, wheel = _try(factory, 1, 8)
         cancel: CancelStyle = "bool"
-        validates = True
         if ok:
             made, handle = _try(wheel.schedule, 1, noop)
             if made:
                 _try(wheel.advance, 2)
                 done, value = _try(wheel.cancel, handle)
                 cancel = "raises" if not done else "none" if value is None else "bool"
-            accepted, _ = _try(wheel.schedule, True, noop)
-            validates = not accepted
-    return WheelCapabilities(max_delay=horizon, cancel=cancel, validates_args=validates)
+    return WheelCapabilities(max_delay=horizon, cancel=cancel)

@@ -197,9 +197,10 @@ class _WheelAdapter:
             kwargs["executor"] = self._capture
         self._inner = cls(tick, size, **kwargs)
         self._callback_first = _first_param(self._inner.schedule) in _CALLBACK_FIRST
-        self._handle_of: dict[int, Any] = {}  # id(callback) -> handle
-        self._callbacks: list[Any] = []  # keeps the ids above alive
-        self._live: set[int] = set()  # id(handle) of the timers neither fired nor cancelled
+        # the timers neither fired nor cancelled (and only those: the adapter holds no timer
+        # longer than the wheel must, or it would count against the wheel's memory bound)
+        self._by_callback: dict[int, tuple[Any, Any]] = {}  # id(callback) -> (it, handle)
+        self._callback_of: dict[int, int] = {}  # id(handle) -> id(its callback)
         if not callable(getattr(self._inner, "schedule_after", None)):
             self.schedule_after = None  # type: ignore[assignment,method-assign]  # none
 
@@ -207,10 +208,14 @@ class _WheelAdapter:
         return getattr(self._inner, name)
 
     def _keep(self, handle: Any, callback: Any) -> Any:
-        self._handle_of[id(callback)] = handle
-        self._callbacks.append((callback, handle))
-        self._live.add(id(handle))
+        self._by_callback[id(callback)] = (callback, handle)
+        self._callback_of[id(handle)] = id(callback)
         return handle
+
+    def _drop(self, handle: Any) -> None:
+        key = self._callback_of.pop(id(handle), None)
+        if key is not None and self._by_callback.get(key, (None, None))[1] is handle:
+            del self._by_callback[key]
 
     def schedule(self, deadline: Any, callback: Any) -> Any:
         handle = (self._inner.schedule(callback, deadline) if self._callback_first
@@ -225,7 +230,7 @@ class _WheelAdapter:
     def cancel(self, handle: Any) -> Any:
         got = self._inner.cancel(handle)
         if got is not False:
-            self._live.discard(id(handle))
+            self._drop(handle)
         return got
 
     def advance(self, now: Any) -> list[Any]:
@@ -234,14 +239,14 @@ class _WheelAdapter:
         if self._outer is not None:
             for fn in submitted:
                 self._outer.submit(fn)
-        fired = returned or [self._handle_of.get(id(fn), fn) for fn in submitted]
+        fired = returned or [self._by_callback.get(id(fn), (None, fn))[1] for fn in submitted]
         for handle in fired:
-            self._live.discard(id(handle))
+            self._drop(handle)
         return fired
 
     def pending(self) -> int:
         own = getattr(self._inner, "pending", None)
-        return int(own()) if callable(own) else len(self._live)
+        return int(own()) if callable(own) else len(self._callback_of)
 
 
 def _first_param(fn: Any) -> str:
