@@ -128,7 +128,7 @@ def _write_replay(cx: Counterexample, replay: Path, *, target_spec: str, cwd: st
                               step_seconds=full.step_seconds or guard.step_seconds(),
                               steps=len(full.steps))
         cx.replay_check += (f"; the unreduced run ({len(full.steps)} steps) is in "
-                            f"{other.name}, {second.text}")
+                            f"{other.name}, whose replay is {second.text}")
     return files
 
 

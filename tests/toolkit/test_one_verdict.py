@@ -1,0 +1,63 @@
+"""The card (card.txt), report.json and the HTML page show the same verdict and reason for
+every clause, on a real run that has every kind of verdict: broken (with its replay), held,
+not reached and not supported."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+from schedcheck import pipeline
+from schedcheck.adapters import WheelCapabilities
+from schedcheck.report.card import NOT_SUPPORTED
+from schedcheck.report.html import card_html
+from schedcheck.report.writer import write_run
+from schedcheck.zoo.wheel_mutants import ForgottenRoundsWheel
+
+
+class NoCancelForgottenRounds(ForgottenRoundsWheel):
+    """A wheel that forgets its rounds and declares no cancel(): broken, held, not reached
+    and not supported clauses in one run."""
+
+    capabilities = WheelCapabilities(cancel="missing")
+
+
+def _card_rows(text: str) -> dict[str, str]:
+    """clause id -> verdict, as card.txt prints them (a folded group: each id not supported)."""
+    rows: dict[str, str] = {}
+    verdicts = r"(broken|held|not reached|not exercised|not supported|unknown|\S+)"
+    for line in text.splitlines():
+        row = re.match(rf"^(?:!!|  )(\S+)\s+{verdicts}\s+\d+\s", line)
+        if row and row.group(1) != "clause":
+            rows[row.group(1)] = row.group(2)
+        group = re.match(rf"^  \d+ clauses {NOT_SUPPORTED}: (.*)$", line)
+        if group:
+            rows.update({cid.strip(): NOT_SUPPORTED for cid in group.group(1).split(",")})
+    return rows
+
+
+def test_card_report_json_and_html_agree_on_every_clause(tmp_path: Path) -> None:
+    spec = f"{__name__}:NoCancelForgottenRounds"
+    result = pipeline.check("wheel", NoCancelForgottenRounds, target_name=spec,
+                            examples=60, seed=0, cost=False, first=True)
+    write_run(result, tmp_path, target_spec=spec, cwd=str(Path.cwd()), with_pictures=False)
+    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    card = _card_rows((tmp_path / "card.txt").read_text(encoding="utf-8"))
+    page = html.unescape(card_html(result))
+
+    rows = [row for section in report["card"] for row in section["rows"]]
+    assert {row["verdict"] for row in rows} >= {"broken", "held", NOT_SUPPORTED}, rows
+    assert any(row["verdict"] not in ("broken", "held", NOT_SUPPORTED) for row in rows), rows
+    for row in rows:
+        assert card.get(row["id"]) == row["verdict"], (row, card.get(row["id"]))
+        cell = re.search(rf"<code>{re.escape(row['id'])}</code>.*?<td class=\"v-[^\"]*\">"
+                         rf"([^<]*)</td><td class=\"num\">\d+</td><td>([^<]*)</td>", page)
+        assert cell is not None, row["id"]
+        assert cell.group(1) == row["verdict"], (row, cell.group(1))
+        assert cell.group(2).startswith(row["reason"]), (row, cell.group(2))
+        if row["verdict"] == "held":
+            assert row["reason"] == "", row
+        if row["verdict"] == "broken":
+            assert row["replay"].startswith("verified: fails at step"), row
