@@ -322,9 +322,10 @@ class SchedulerCoreMachine(SuiteMachine):
             if op != "complete" or not self._live() or self.caps.claims_only:
                 return
             self.late.add(tid)
-            _, got = self._call(f"complete {tid!r}, which was never claimed", "complete",
-                                tid, gen)
+            step, got = self._call(f"complete {tid!r}, which was never claimed", "complete",
+                                   tid, gen)
             self.exercise("S4")
+            self._returned("S4", step, got, "a complete() of a task never claimed")
             if got.ok and self.caps.accepts_unclaimed_done:  # by design: it counts as done
                 self.state[tid] = "succeeded"
             return
@@ -339,6 +340,7 @@ class SchedulerCoreMachine(SuiteMachine):
             return
         self.exercise(clause)
         if not first:
+            self._returned(clause, step, got, f"a duplicate {op}()")
             if (got.ok and op == "complete" and self.caps.done_after_failed
                     and self.killed.get(tid) == "S5" and state == "dead"):
                 self.state[tid] = "succeeded"  # by design: the success replaces the failure
@@ -351,6 +353,14 @@ class SchedulerCoreMachine(SuiteMachine):
             self.state[tid] = "succeeded"
         else:
             self.state[tid], self.killed[tid] = "dead", "S5"
+
+    def _returned(self, clause: str, step: Step, got: Observed, what: str) -> None:
+        """A callback whose reply is not compared (any answer will do) must still return: a
+        hang or a crash out of memory there is that rule's breach."""
+        if got.error and got.error.startswith(("Hang[", "OutOfMemory[")):
+            step.expected = "returns (any reply)"
+            self.diverge(clause, f"{what} must change nothing and return, but it "
+                         f"{got.describe()}", step=step)
 
     @atomic
     def _cancel(self, tid: Any) -> None:

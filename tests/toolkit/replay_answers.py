@@ -131,8 +131,9 @@ class EarlyWheel:
 
 
 class HangsOnDuplicateScheduler(DoubleReleaseScheduler):
-    """Mistake: a second ``complete()`` of a task waits for a worker that never comes (it
-    spins), so a duplicate callback hangs the caller."""
+    """Mistake: a second ``complete()`` of a task that succeeded spins for a worker that never
+    comes instead of answering, so a duplicate callback hangs the caller (the release
+    itself is right here: the duplicate never gets that far)."""
 
     def complete(self, tid: Any, generation: int = 1) -> tuple[str, str]:
         while self.state.get(tid) == "SUCCEEDED":

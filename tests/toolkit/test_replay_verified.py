@@ -122,3 +122,19 @@ def test_a_race_counterexample_replays_under_the_recorded_schedule(tmp_path: Pat
     for cx, script in _written(result, tmp_path, spec):
         _assert_replays(cx, script)
 
+
+
+def test_a_duplicate_callback_that_hangs_is_a_core_verdict() -> None:
+    """The core level does not compare a duplicate callback's reply (any answer will do),
+    but the call must return: a hang there breaks S4, and the counterexample says so."""
+    from schedcheck.harness import guard
+    from tests.toolkit.replay_answers import HangsOnDuplicateScheduler
+
+    with guard.step_limit(0.3):
+        result = pipeline.check("scheduler", HangsOnDuplicateScheduler,
+                                target_name="HangsOnDuplicateScheduler", examples=200, seed=0,
+                                cost=False, levels=True, level="core", first=True)
+    cx = result.counterexample
+    assert cx is not None and cx.clause == "S4", result.notes
+    assert "must change nothing and return" in cx.message and "Hang" in cx.message, cx.message
+    assert cx.divergence is not None and "again" in cx.divergence.words, cx.divergence
