@@ -423,10 +423,14 @@ class WheelChecks(SuiteMachine):
         self.most_excess = max(self.most_excess, held - 2 * pending)
         self._ex("W-MEM")
         if held > entry_bound(pending):
-            step = self._query_step("pending_now = target.pending()",
+            names = ", ".join(self.t_handles)
+            skip = ", skip=[executor]" if self.t_side.executor is not None else ""
+            step = self._query_step(f"held_now = entries_held(target, [{names}]{skip})",
                                     "count the timer entries the wheel still holds",
                                     f"at most {entry_bound(pending)} entries",
                                     f"{held} entries")
+            step.check = (f"_raised is None and held_now is not None "
+                          f"and held_now <= {entry_bound(pending)}")
             self._query_diverges(
                 "W-MEM", f"the wheel still references {held} of the timers it returned with "
                 f"{pending} pending; it may hold at most {entry_bound(pending)} (2 x pending "

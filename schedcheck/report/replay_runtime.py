@@ -14,24 +14,30 @@ target. Keep it that way: this module may import the standard library alone (a t
 * :class:`step_limit` -- the step time limit of the check: a step that does not return within
   it fails the replay with an ``AssertionError`` at that step, as the check's verdict did;
 * :func:`differs` / :func:`reproduced` -- the messages of the two kinds of failing step: a
-  reply that differs from the model's, and a step whose failing behaviour came back.
+  reply that differs from the model's, and a step whose failing behaviour came back;
+* :func:`entries_held` -- how many of the handles a wheel returned it still references (the
+  walk the check's memory bound reads; ``schedcheck.harness.wheel_memory`` uses this one).
 """
 
 from __future__ import annotations
 
+import gc
 import importlib
 import importlib.util
 import os
 import signal
 import site
 import sys
+import types
+from collections.abc import Iterable
 from types import FrameType, TracebackType
 from typing import Any
 
 # the replay defines these itself (its copy of schedcheck.adapt, standard library only too)
 from schedcheck.adapt import error_name, norm_claim, norm_claims, norm_info, norm_reply
 
-__all__ = ["differs", "load_target", "reproduced", "same", "step_limit"]
+__all__ = ["MAX_WALK", "differs", "entries_held", "load_target", "reproduced", "same",
+           "step_limit"]
 
 
 def load_target(spec: str, checked_in: str, search_paths: list[str]) -> Any:
@@ -140,3 +146,39 @@ def same(value: Any, expected: str) -> bool:
         except Exception:
             pass
     return False
+
+
+#: Objects one walk of :func:`entries_held` may visit before it gives up.
+MAX_WALK = 20_000
+
+#: Referents never entered: code and namespaces, whose references are not the wheel's data.
+_OPAQUE = (type, types.ModuleType, types.FunctionType, types.MethodType,
+           types.BuiltinFunctionType, types.CodeType, types.FrameType)
+
+
+def entries_held(wheel: Any, handles: Iterable[Any], *, skip: Iterable[Any] = ()) -> int | None:
+    """How many of ``handles`` are reachable from ``wheel`` through its data -- its attributes
+    and containers, never code, the handles' own references or the ``skip`` objects (the
+    executor, the callbacks) -- or None if the walk met more than :data:`MAX_WALK` objects."""
+    wanted = {id(h) for h in handles}
+    stop = {id(x) for x in skip} | {id(wheel)}
+    seen: set[int] = set(stop)
+    found: set[int] = set()
+    todo = [x for x in gc.get_referents(wheel) if not isinstance(x, type)]
+    visited = 0
+    while todo:
+        obj = todo.pop()
+        key = id(obj)
+        if key in seen:
+            continue
+        seen.add(key)
+        if key in wanted:
+            found.add(key)
+            continue  # a handle's own references are not the wheel's entries
+        if isinstance(obj, _OPAQUE) or not gc.is_tracked(obj):
+            continue
+        visited += 1
+        if visited > MAX_WALK:
+            return None
+        todo.extend(gc.get_referents(obj))
+    return len(found)
