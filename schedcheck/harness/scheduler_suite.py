@@ -50,7 +50,6 @@ from hypothesis.stateful import (
 )
 
 from schedcheck import adapt, contract
-from schedcheck.harness import sched_oracles as oracles
 from schedcheck.harness.clauses import (
     S1,
     S2,
@@ -61,7 +60,6 @@ from schedcheck.harness.clauses import (
     S7,
     S8,
     S9,
-    S_ORACLE_TOPO,
     S_T1,
     S_T3,
     S_T4,
@@ -76,7 +74,6 @@ from schedcheck.harness.common import (
     Progress,
     RunContext,
     ScalingResult,
-    call_code,
     check_expr,
     observe,
     run_suite,
@@ -84,7 +81,6 @@ from schedcheck.harness.common import (
 )
 from schedcheck.harness.program import atomic
 from schedcheck.harness.result import RunResult, Step
-from schedcheck.harness.sched_deep_rules import DeepRules
 from schedcheck.harness.sched_fixtures import (
     BIG,
     IDS,
@@ -101,6 +97,7 @@ from schedcheck.harness.sched_fixtures import (
 )
 from schedcheck.harness.sched_oracles import check_scheduler_scaling
 from schedcheck.harness.sched_scenarios import SCENARIOS, Play
+from schedcheck.harness.sched_topo_rule import TopoOracleRule
 from schedcheck.harness.search import explore
 from schedcheck.model import Scheduler as ModelScheduler
 
@@ -117,7 +114,7 @@ __all__ = [
 ]
 
 
-class SchedulerMachine(DeepRules):
+class SchedulerMachine(TopoOracleRule):
     """The differential machine: the rules (the state and the checks are in
     :class:`~schedcheck.harness.sched_checks.SchedulerChecks`, whose docstring lists what a
     mixin may rely on); :func:`make_scheduler_machine` binds it to a factory."""
@@ -477,58 +474,6 @@ class SchedulerMachine(DeepRules):
         self._call("retry", tid, kwargs={"cascade": cascade}, clause=S_X_RETRY,
                    words=f"retry {tid!r}{' and its blocked subtree' if cascade else ''}",
                    name=self.trace.fresh_name("retried"), norm=as_dict, norm_name="dict")
-
-    # ---- the graphlib oracle -------------------------------------------------------------
-
-    @rule(shape=st.lists(st.lists(st.integers(0, 6), max_size=3), min_size=1, max_size=7),
-          reverse=st.booleans(), now=st.sampled_from((False, False, True)))
-    @atomic
-    def topo_oracle(self, shape: list[list[int]], reverse: bool, now: bool) -> None:
-        """A fresh unbounded target on a random DAG: ready() batches == graphlib's groups.
-        (One draw in three: it is long, and the main machine needs the steps.)"""
-        if not now:
-            return
-        graph: dict[Any, tuple[Any, ...]] = {
-            f"t{i}": tuple(dict.fromkeys(f"t{j % i}" for j in ds)) if i else ()
-            for i, ds in enumerate(shape)}
-        self.exercise(S_ORACLE_TOPO)
-        obj = self.trace.fresh_name("topo")
-        step = self._step(f"{obj} = factory({BIG})",
-                          f"build a second scheduler with max_concurrency={BIG}",
-                          S_ORACLE_TOPO)
-        built = observe(type(self).factory, BIG)
-        if not built.ok:
-            self.diverge(S_ORACLE_TOPO, f"factory({BIG}) {built.describe()}", step=step)
-        t = built.value
-        order = list(graph)[::-1] if reverse else list(graph)
-        for tid in order:
-            step = self._step(call_code("submit", tid, obj=obj, deps=graph[tid]),
-                              f"oracle graph: submit {tid!r}", S_ORACLE_TOPO,
-                              compare_first=False)
-            self._oracle_ok(step, observe(t.submit, tid, deps=graph[tid]))
-        step = self._step(call_code("start", obj=obj), "oracle graph: start", S_ORACLE_TOPO,
-                          compare_first=False)
-        self._oracle_ok(step, observe(t.start))
-        batches: list[list[str]] = [sorted(b) for b in oracles.topo_batches(graph)]
-        for want in [*batches, []]:
-            name = self.trace.fresh_name("batch")
-            step = self._step(call_code("ready", obj=obj, assign=name),
-                              "oracle graph: claim every READY task", S_ORACLE_TOPO,
-                              compare_first=False)
-            got = observe(t.ready, norm=adapt.norm_claims)
-            ids = sorted(c[0] for c in got.value) if got.ok else None
-            step.expected, step.actual = repr(want), repr(got)
-            step.check = (f"_raised is None and sorted(c[0] for c in norm_claims({name})) == "
-                          f"{want!r}")
-            if ids != want:
-                self.diverge(S_ORACLE_TOPO, f"`{step.code}` returned {got!r}; graphlib's "
-                             f"get_ready() group is {want!r} for the graph {graph!r}",
-                             step=step)
-            for tid, gen in got.value:
-                step = self._step(call_code("complete", tid, gen, obj=obj),
-                                  f"oracle graph: {tid!r} succeeds", S_ORACLE_TOPO,
-                                  compare_first=False)
-                self._oracle_ok(step, observe(t.complete, tid, gen, norm=adapt.norm_reply))
 
     # ---- after every step ------------------------------------------------------------------
 
