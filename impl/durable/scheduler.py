@@ -58,6 +58,7 @@ from schedcheck.impl.durable._store import (
 
 from schedcheck.contract import (
     Cause,
+    Claim,
     ClosedError,
     ConflictError,
     CycleError,
@@ -361,7 +362,12 @@ class DurableScheduler:
     def _apply_here(self, call: str, task_id: Hashable, g: int | None, tok: int | None,
                     error: Any) -> Reply:
         """The table of rules 4-6, fenced (L5), inside the caller's transaction."""
-        row = self._get(task_id)
+        return self._apply_row(call, task_id, self._get(task_id), g, tok, error)
+
+    def _apply_row(self, call: str, task_id: Hashable, row: _Row, g: int | None,
+                   tok: int | None, error: Any) -> Reply:
+        """``_apply_here`` once the task's row is read (the writes; nothing here raises an
+        error of the contract)."""
         if g is not None and g != row.gen:
             return Reply(Outcome.STALE, TaskState[row.state])
         if tok is not None and row.state == RUN and tok != row.token:
@@ -403,26 +409,36 @@ class DurableScheduler:
         return self._apply("complete", task_id, g, token)
 
     def complete_many(self, reports: Iterable[Sequence[Any]]) -> list[Reply]:
-        """Rule 4 for several ``(task_id, generation[, token])`` reports in one transaction (a
-        worker that claimed a batch reports it at once); each reply is what ``complete``
-        would answer at that point, in order. On PostgreSQL a run of APPLIED reports is one
-        server-side call; a report that is not APPLIED is decided as ``complete`` decides it,
-        then the rest are sent again."""
-        todo = [(t, require_int(g, "generation"), _token(rest)) for t, g, *rest in reports]
-        if isinstance(self.store, PostgresStore) and todo:
-            for t, _, _ in todo:
-                require_hashable(t, "task_id")
-            keys = [(encode_id(t), g, k) for t, g, k in todo]
-            replies: list[Reply] = []
-            while len(replies) < len(todo):
-                done = self.store.complete_many_fast(keys[len(replies):])
-                replies += [Reply(Outcome.APPLIED, TaskState.SUCCEEDED)] * sum(done)
-                if len(replies) < len(todo):  # not the APPLIED case: decide it in order
-                    t, g, k = todo[len(replies)]
-                    replies.append(self._apply("complete", t, g, k))
-            return replies
-        with self.store.transaction():
-            return [self._apply_here("complete", t, g, k, None) for t, g, k in todo]
+        """Rule 4 for several reports in one transaction (a worker that claimed a batch reports
+        it at once): each a ``DurableClaim`` (fenced by its token), a ``Claim``, or a sequence
+        ``(task_id, generation[, token])``; each reply is what ``complete`` would answer at
+        that point, in order. An error, as ``complete`` raises it (an unknown id, a generation
+        that is not an int, ...), leaves the reports before it applied -- they are committed
+        -- and the rest untouched (specs/scheduler.md, "Batch paths"); an error of the store
+        itself rolls back the transaction it happens in.
+
+        On PostgreSQL a batch that applies in full is one server-side call; from the first
+        report that does not apply (decided as ``complete`` decides it) the rest is one more
+        transaction, in which each further run of APPLIED reports is again one call."""
+        todo, error = _reports(reports)
+        replies: list[Reply] = []
+        pg = self.store if isinstance(self.store, PostgresStore) else None
+        if pg is not None and todo:
+            replies += _applied(pg, todo)
+        if len(replies) < len(todo):
+            with self.store.transaction():
+                while len(replies) < len(todo):
+                    task_id, key, g, tok = todo[len(replies)]
+                    row = self._row(key)
+                    if row is None:  # complete() raises here: the reports before it stand
+                        error = UnknownTaskError(task_id)
+                        break
+                    replies.append(self._apply_row("complete", task_id, row, g, tok, None))
+                    if pg is not None and len(replies) < len(todo):
+                        replies += _applied(pg, todo[len(replies):])
+        if error is not None:
+            raise error
+        return replies
 
     def fail(self, task_id: Hashable, generation: int, error: Any = None,
              token: int | None = None) -> Reply:
@@ -495,6 +511,33 @@ class DurableScheduler:
                 f"lease_seconds={self.lease_seconds}>")
 
 
-def _token(rest: list[Any]) -> int | None:
-    """The optional third field of a report: its claim's token (None: not given)."""
-    return None if not rest or rest[0] is None else require_int(rest[0], "token")
+#: one report of ``complete_many``, checked: (task id, its stored key, generation, token)
+_Report = tuple[Any, str, int, int | None]
+
+
+def _reports(reports: Iterable[Sequence[Any]]) -> tuple[list[_Report], Exception | None]:
+    """The reports of a batch, checked as ``complete`` checks its arguments, up to the first
+    that raises: (the checked ones before it, that error or None)."""
+    out: list[_Report] = []
+    try:
+        for report in reports:
+            if isinstance(report, DurableClaim):  # its third field is fn: the token is later
+                t, g, tok = report.task_id, report.generation, report.token
+            elif isinstance(report, Claim):  # the contract's claim: no token
+                t, g, tok = report.task_id, report.generation, None
+            else:
+                t, g, *rest = report
+                tok = None if not rest else rest[0]
+            gen = require_int(g, "generation")
+            require_hashable(t, "task_id")
+            out.append((t, encode_id(t), gen, None if tok is None else require_int(tok, "token")))
+    except Exception as exc:  # complete() of this report would raise it: the rest is not tried
+        return out, exc
+    return out, None
+
+
+def _applied(store: PostgresStore, todo: list[_Report]) -> list[Reply]:
+    """The leading run of ``todo`` that applies, applied in one server-side call (its own
+    transaction, or the caller's when one is open)."""
+    done = store.complete_many_fast([(k, g, tok) for _, k, g, tok in todo])
+    return [Reply(Outcome.APPLIED, TaskState.SUCCEEDED)] * sum(done)
