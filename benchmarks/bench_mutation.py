@@ -149,10 +149,6 @@ OUTSIDE_CONTRACT = {
 #: Survivors shown to be equivalent by reading them: (file, function, operator, mutated line
 #: stripped) -> the reason.
 EQUIVALENT: dict[tuple[str, str, str, str], str] = {
-    ("model/wheel.py", "advance", "core/ReplaceComparisonOperator_Lt_Gt",
-     "if last - self._cursor > len(self._by_due):"):
-        "picks the other arm of a speed choice: walking cursor..last and sorting the live due "
-        "ticks <= last give the same ticks (every live due tick is >= cursor)",
     ("impl/scheduler.py", "ready", "core/ReplaceComparisonOperator_Gt_NotEq",
      "if w != wait_max:"):
         "the longest wait of metrics() only: metrics are not part of the contract",

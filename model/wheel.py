@@ -5,8 +5,9 @@ sequence, and processing a window of ticks fires exactly the live timers whose d
 the window, ordered by (due tick, sequence). There are no buckets and no rounds here:
 ``wheel_size`` is validated and otherwise ignored, because the contract makes every observable
 answer independent of it. Simple rather than fast -- its one concession is an index from due
-tick to seqs, so that a tick costs O(its timers) and the model, checked as a target, passes
-the W-COST clause too. Obviously right, cheap to copy (:meth:`TimingWheel.copy`,
+tick to seqs, its due ticks also kept sorted, so that a tick costs O(its timers), a stall
+O(its due ticks and timers) rather than a step per tick, and the model, checked as a target,
+passes the W-COST clause too. Obviously right, cheap to copy (:meth:`TimingWheel.copy`,
 :meth:`TimingWheel.snapshot`) and compared with ``==`` (snapshot equality). Single-threaded:
 only the ``callback_errors`` counter, which executor threads bump, has a lock.
 
@@ -19,6 +20,8 @@ State (each field's invariant is checked by :meth:`TimingWheel.check_invariants`
   ``due_tick >= cursor`` (a due tick below the cursor would have been processed);
 * ``_by_due`` -- due tick -> the seqs of the live timers due then (an index of ``_live``,
   so that a tick costs O(its timers) and the model passes the W-COST clause as a target);
+* ``_due_ticks`` -- the keys of ``_by_due`` in ascending order (a stall takes the ones it
+  covers from the front: bisect, in C, instead of a walk over the stall's ticks);
 * ``_handles`` -- seq -> Handle for every timer ever scheduled (the harness maps by seq);
 * ``_next_seq`` -- the next scheduling sequence; only a successful ``schedule`` takes one.
 
@@ -59,6 +62,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from bisect import bisect_left, bisect_right, insort
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -184,6 +188,7 @@ class TimingWheel:
         self._next_seq = 0
         self._live: dict[int, Handle] = {}
         self._by_due: dict[int, set[int]] = {}
+        self._due_ticks: list[int] = []
         self._handles: dict[int, Handle] = {}
         self._errors = 0
         self._errors_lock = threading.Lock()
@@ -211,7 +216,11 @@ class TimingWheel:
         handle = Handle._create(self, self._next_seq, deadline, callback, due)
         self._next_seq += 1
         self._live[handle.seq] = handle
-        self._by_due.setdefault(due, set()).add(handle.seq)
+        seqs = self._by_due.get(due)
+        if seqs is None:
+            self._by_due[due] = seqs = set()
+            insort(self._due_ticks, due)
+        seqs.add(handle.seq)
         self._handles[handle.seq] = handle
         return handle
 
@@ -233,6 +242,7 @@ class TimingWheel:
         seqs.discard(handle.seq)
         if not seqs:
             del self._by_due[handle.due_tick]
+            del self._due_ticks[bisect_left(self._due_ticks, handle.due_tick)]
 
     def advance(self, now: int) -> list[Handle]:
         """Process ticks ``cursor .. now // tick`` (at most ``max_catchup_ticks``) (rules 1-3)."""
@@ -248,17 +258,16 @@ class TimingWheel:
             last = min(last, self._cursor + self._max_catchup_ticks - 1)  # rule 1: budget
         if last < self._cursor:
             return []
-        # the live timers due in cursor..last (every live due tick is >= cursor)
-        if last - self._cursor < len(self._by_due):
-            ticks = [k for k in range(self._cursor, last + 1) if k in self._by_due]
-        else:
-            ticks = sorted(k for k in self._by_due if k <= last)
-        due = [self._live[seq] for k in ticks for seq in sorted(self._by_due[k])]
+        # the live timers due in cursor..last (every live due tick is >= cursor): the front
+        # of the sorted due ticks, taken out of the index whole
+        end = bisect_right(self._due_ticks, last)
+        ticks = self._due_ticks[:end]
+        del self._due_ticks[:end]
+        due = [self._live[seq] for k in ticks for seq in sorted(self._by_due.pop(k))]
         # rule 3: by due tick, ties in schedule (seq) order
         for handle in due:
             handle._fired = True  # rule 3: marked before any callback runs
             del self._live[handle.seq]
-            self._unindex(handle)
         self._cursor = last + 1
         if self._executor is not None:
             for handle in due:
@@ -351,6 +360,7 @@ class TimingWheel:
         twin._handles = {}
         twin._live = {}
         twin._by_due = {k: set(seqs) for k, seqs in self._by_due.items()}
+        twin._due_ticks = list(self._due_ticks)
         for seq, h in self._handles.items():
             new = Handle._create(twin, seq, h.deadline, h.callback, h.due_tick)
             new._fired, new._cancelled = h._fired, h._cancelled
@@ -389,3 +399,6 @@ class TimingWheel:
         for seq, h in self._live.items():
             index.setdefault(h.due_tick, set()).add(seq)
         assert index == self._by_due, f"due-tick index {self._by_due} != recomputed {index}"
+        assert self._due_ticks == sorted(index), (
+            f"sorted due ticks {self._due_ticks} != the index's, sorted {sorted(index)}"
+        )

@@ -20,10 +20,16 @@ timer on every tick (the seed's "common mistake") gives a ratio near ``factor``.
 (3 for factor 8) sits far from both.
 
 A long stall must not cost a step per tick either (specs/wheel.md section 5: an ``advance``
-over T ticks costs O(non-empty buckets visited + timers fired), not O(T)): on the small wheel,
-one ``advance`` over :data:`STALL_TICKS` empty ticks and then one over ``factor`` times as many
-are counted; a wheel that walks the stall tick by tick gives a ratio near ``factor``, a wheel
-that jumps to its next non-empty bucket (and over rotations in which nothing is due) about 1.
+over T ticks costs O(non-empty buckets visited + timers fired), not O(T)): on a third wheel
+holding ``n`` timers parked in bucket 63 beyond every level, each at its own deadline
+(:func:`stall_parked_tick`), one ``advance`` over :data:`STALL_TICKS` empty ticks and then one
+over ``factor`` times as many are counted; a wheel that walks the stall tick by tick, or that
+walks the stall's ticks whenever they are fewer than its distinct deadlines, gives a ratio near
+``factor``, a wheel that jumps to its next non-empty bucket (and over rotations in which
+nothing is due) about 1. The stall needs a wheel of its own: on the small wheel, the parked
+timers a few rotations away fall due one per rotation from rotation 4 on, so a stall there
+fires a timer and (in a hashed wheel) walks the parked bucket every rotation -- work that
+rightly grows with the stall.
 
 Then, on each wheel, :data:`CALLS` more timers are scheduled into the parked bucket and
 cancelled again, and the Python steps per ``schedule`` and per ``cancel`` are compared the same
@@ -44,13 +50,13 @@ from schedcheck.harness.opcount import StepCounter
 from schedcheck.harness.result import BROKEN, HELD
 from schedcheck.harness.scaling import cost_ratio
 
-__all__ = ["check_wheel_scaling", "parked_tick"]
+__all__ = ["check_wheel_scaling", "parked_tick", "stall_parked_tick"]
 
 WHEEL_SIZE = 64
 #: The parked timers' due tick: bucket WHEEL_SIZE - 1, a million rotations away.
 PARKED_TICK = WHEEL_SIZE * 10**6 + WHEEL_SIZE - 1
 #: The stall measured: one ``advance`` over this many ticks, then one over ``factor`` times as
-#: many (16 rotations, then 128), the parked timers staying parked throughout.
+#: many (16 rotations, then 128), on a wheel whose timers stay parked throughout.
 STALL_TICKS = WHEEL_SIZE * 16
 #: Timers scheduled and cancelled again on each wheel to count the calls' steps (far fewer
 #: than the parked ones: no wheel has reason to tidy up after so few cancels)
@@ -68,10 +74,18 @@ def parked_tick(i: int) -> int:
     return rotations * WHEEL_SIZE + WHEEL_SIZE - 1
 
 
-def _build(factory: Callable[..., Any], size: int) -> Any:
+def stall_parked_tick(i: int) -> int:
+    """The due tick of the ``i``-th timer parked on the stall's wheel: the ``i``-th of the
+    parked timers beyond every level (bucket WHEEL_SIZE - 1, distinct per timer), so that no
+    tick of the stall is due."""
+    return parked_tick(2 * i + 1)
+
+
+def _build(factory: Callable[..., Any], size: int,
+           due: Callable[[int], int] = parked_tick) -> Any:
     wheel = factory(1, WHEEL_SIZE)
     for i in range(size):
-        wheel.schedule(parked_tick(i), _noop)
+        wheel.schedule(due(i), _noop)
     return wheel
 
 
@@ -87,7 +101,7 @@ def _rotation(wheel: Any, rotation: int) -> float:
 
 def _stalls(wheel: Any, now: int, factor: int) -> tuple[float, float]:
     """Python steps of one ``advance`` over :data:`STALL_TICKS` empty ticks from ``now``, and
-    of one over ``factor`` times as many (the parked timers stay parked)."""
+    of one over ``factor`` times as many (``wheel``'s timers must all be due after both)."""
     with StepCounter() as short:
         wheel.advance(now + STALL_TICKS)
     with StepCounter() as long:
@@ -166,10 +180,13 @@ def check_wheel_scaling(
         f"timers parked, {best_large:.1f} with {n * factor} -- ratio {ratio:.2f} "
         f"(O(1 + bucket) ~1; a scan of every timer per tick ~{factor}"
     )
-    stall_short, stall_long = _stalls(small, (repetitions + 1) * WHEEL_SIZE - 1, factor)
+    stalled = _build(factory, n, stall_parked_tick)
+    stalled.advance(WHEEL_SIZE - 1)  # warm-up: first-touch paths, filing the timers
+    stall_short, stall_long = _stalls(stalled, WHEEL_SIZE - 1, factor)
     stall = cost_ratio(stall_short, stall_long)
     ratio = max(ratio, stall)
-    text += (f"); one advance over {STALL_TICKS} empty ticks {stall_short:.0f} steps, over "
+    text += (f"); with {n} timers parked beyond every level, one advance over "
+             f"{STALL_TICKS} empty ticks {stall_short:.0f} steps, over "
              f"{factor * STALL_TICKS} {stall_long:.0f} -- ratio {stall:.2f} (O(non-empty "
              f"buckets visited + fired) ~1; a step per tick ~{factor}")
     ratios, words = _calls(small, large, factor)
