@@ -39,8 +39,8 @@ of O(T/W * n). (The hierarchical wheel needs no such step.)
 Empty ticks still use the ``max_catchup_ticks`` budget (rule 1).
 
 Departures from the model: a cancelled handle's ``callback`` is None (cancel drops it; the
-model keeps it -- specs/wheel.md decision 8). The model sorts its live dict per advance; here
-the bucket order already is the firing order.
+model keeps it -- specs/wheel.md decision 8). The model sorts each due tick's timers by seq;
+here the bucket order already is the firing order.
 
 Locking: one ``lock_factory()`` lock guards all state (``_WheelBase``); callbacks and
 ``executor.submit`` run after it is released.
