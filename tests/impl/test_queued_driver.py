@@ -5,6 +5,7 @@ caught; producers on several threads only queue, and every ticket has exactly on
 from __future__ import annotations
 
 import threading
+import weakref
 from typing import Any
 
 import pytest
@@ -46,14 +47,24 @@ def test_a_queue_drained_newest_first_is_caught_by_the_suite() -> None:
 class ThreadedQueuedTimer:
     """The threaded timer behind the contract's interface: time is a FakeClock that
     ``advance`` moves; the tick thread reacts (``wait_idle``) and the executor (no workers)
-    runs the fired callbacks here, so ``advance`` returns what fired, in firing order."""
+    runs the fired callbacks here, so ``advance`` returns what fired, in firing order.
+
+    The service processes the instant it starts at (its tick thread's first pass), while the
+    contract's fresh wheel has not processed its start tick yet (``lag_ticks()`` is 1): a
+    timer scheduled before the first ``advance`` with a deadline at or before ``start`` is
+    due at the start tick. So the service starts one tick earlier -- its cursor is then the
+    contract's ``start // tick`` -- and the last ``now`` (``start`` until the first
+    ``advance``) is kept here. The tick thread is stopped when the adapter is collected."""
 
     def __init__(self, tick: int, wheel_size: int, *, start: int = 0,
                  max_pending: int | None = None) -> None:
-        self.clock = FakeClock(start)
+        legal = all(isinstance(v, int) and not isinstance(v, bool) for v in (tick, start))
+        self.clock = FakeClock(start - tick if legal and tick > 0 else start)
         self.executor = BoundedExecutor(workers=0, capacity=1 << 20)
         self.timer = QueuedWheelTimer(tick, wheel_size, clock=self.clock,
                                       executor=self.executor, max_pending=max_pending)
+        weakref.finalize(self, _release, self.timer, self.clock)
+        self.last_now = start
         self.fired: list[Ticket] = []
         self.clock.wait_idle()
 
@@ -67,14 +78,17 @@ class ThreadedQueuedTimer:
 
     def schedule_after(self, delay: int, callback: Any) -> Ticket:
         require_int(delay, "delay")
-        return self.schedule(self.clock.now_ns() + delay, callback)
+        return self.schedule(self.last_now + delay, callback)
 
     def cancel(self, handle: Any) -> bool:
         return self.timer.cancel(handle)
 
     def advance(self, now: int) -> list[Ticket]:
         require_int(now, "now")
-        self.clock.set(now)  # ValueError for an earlier now, nothing changed
+        if now < self.last_now:  # the clock may still be a tick behind start: checked here
+            raise ValueError(f"advance({now}) is earlier than the last now {self.last_now}")
+        self.clock.set(now)
+        self.last_now = now
         self.clock.wait_idle()
         self.executor.run_queued()
         fired, self.fired = self.fired, []
@@ -82,6 +96,13 @@ class ThreadedQueuedTimer:
 
     def pending(self) -> int:
         return self.timer.pending()
+
+
+def _release(timer: QueuedWheelTimer, clock: FakeClock) -> None:
+    """Let a collected adapter's tick thread end (no join: the collector may run anywhere,
+    the tick thread included): the stop flag, then a wake so the thread sees it."""
+    timer._stopping = True
+    clock.wake()
 
 
 def test_the_threaded_queued_timer_holds_the_wheel_suite_through_a_fake_clock() -> None:
