@@ -367,8 +367,9 @@ def concurrent_round(
 ) -> History:
     """Replay one round on ``target`` (built by ``controlled``) under ``schedule``.
 
-    Returns the history (``.describe()`` prints it). The judgement needs the model's state at
-    that point; the printed counterexample's message has it.
+    Returns the history (``.describe()`` prints it, its responses read as the check reads
+    them, so a failing round's replay compares it with the recorded one). The judgement needs
+    the model's state at that point; the printed counterexample's message has it.
     """
     history = History()
     lane_names = list(names) if names else [f"t{i}" for i in range(len(threads))]
@@ -376,6 +377,9 @@ def concurrent_round(
     programs = [_lane_program(resolver, target, history, lane, list(ops))
                 for lane, ops in zip(lane_names, threads, strict=True)]
     baton.run(programs, schedule, names=lane_names)
+    for op in history.operations:  # as run_round reads them
+        if op.returned is not None:
+            op.response = resolver.normalise(op.call, op.response)
     history.meta["handles"] = resolver.handles  # the wheel's, by name (the scheduler: none)
     return history
 
