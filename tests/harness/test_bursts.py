@@ -10,6 +10,7 @@ from typing import Any
 from schedcheck.impl import HashedTimingWheel
 from schedcheck.model import Scheduler
 
+from schedcheck import profiles
 from schedcheck.harness import guard
 from schedcheck.harness.sched_core import run_core_suite
 from schedcheck.harness.wheel_suite import run_wheel_suite
@@ -17,20 +18,16 @@ from schedcheck.harness.wheel_suite import run_wheel_suite
 
 class DeadlocksOnABurst(HashedTimingWheel):
     """Takes its own (non-reentrant) lock a second time when more than 100 timers are due at
-    one instant, as a virtual-time scheduler did: a deadlock, never a reply."""
+    one instant, as a virtual-time scheduler did: a deadlock, never a reply. It counts the
+    wheel's own pending timers (keeping a list of every handle would break W-MEM first)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.handles: list[Any] = []
         self.lock = threading.Lock()
 
-    def schedule(self, deadline: int, callback: Any) -> Any:
-        handle = super().schedule(deadline, callback)
-        self.handles.append(handle)
-        return handle
-
     def advance(self, now: int) -> Any:
-        live = [h for h in self.handles if not (h.fired or h.cancelled)]
+        with self._lock:
+            live = self._linked()
         if max((sum(1 for h in live if h.deadline == d) for d in {h.deadline for h in live
                                                                     if h.deadline <= now}),
                default=0) > 100:
@@ -40,8 +37,12 @@ class DeadlocksOnABurst(HashedTimingWheel):
 
 
 def test_a_wheel_that_deadlocks_on_a_burst_gets_a_hang_verdict() -> None:
-    with guard.step_limit(0.2):
-        result = run_wheel_suite(DeadlocksOnABurst, examples=EXAMPLES, seed=1, shrink=False)
+    # a burst is drawn one time in 32: the seed is one whose search reaches a burst and an
+    # advance past it, the same in every process (the ci profile's steps, draws from the seed
+    # alone)
+    with guard.step_limit(0.2), profiles.seed_only_draws():
+        result = run_wheel_suite(DeadlocksOnABurst, examples=EXAMPLES, seed=6, shrink=False,
+                                 profile="ci")
     cx = result.counterexample
     assert cx is not None and "Hang[no reply within 0.2 s]" in cx.message, result.notes
     assert any("hung" in note for note in result.notes)
