@@ -7,7 +7,7 @@ from typing import Any
 import hypothesis
 import pytest
 
-from schedcheck import impl
+from schedcheck import impl, profiles
 from schedcheck.concurrency import baton, concurrency_bases, describe_bases, run_stress
 from schedcheck.concurrency.hunt import hunt
 from schedcheck.concurrency.overhead import measure_overhead
@@ -98,14 +98,18 @@ def test_the_correct_scheduler_passes_the_suite_with_concurrent_rounds() -> None
 def test_the_wheel_suite_with_concurrent_rounds_finds_the_split_max_pending_check() -> None:
     """The budgeted search (swarm testing enables the concurrent round among a few rules)
     finds the race within 100 examples; the first of three fixed seeds that does is kept
-    (how the controller interleaves depends on the process's hash seed as well)."""
+    (picked with the ci profile's steps and draws from the seed alone, so what a seed draws
+    does not change with the modules a test process imported before; to pick again, search
+    seeds 1, 2, 3, ... as here and keep the first three that find it)."""
     factory = rm.SplitMaxPendingWheel
     found = []
-    for seed in (5, 13, 15):
+    for seed in (7, 1, 4):
         result = RunResult.fresh("wheel", "SplitMaxPendingWheel")
         machine = make_wheel_machine(factory, result=result,
                                      extra_bases=concurrency_bases("wheel", factory))
-        search(machine, result, budget=None, examples=100, seed=seed, minimize=False)
+        with profiles.seed_only_draws():
+            search(machine, result, budget=None, examples=100, seed=seed, minimize=False,
+                   profile="ci")
         if result.counterexample is not None:
             found.append(result.counterexample)
             break
