@@ -65,14 +65,15 @@ class ThreadedQueuedTimer:
                                       executor=self.executor, max_pending=max_pending)
         weakref.finalize(self, _release, self.timer, self.clock)
         self.last_now = start
-        self.fired: list[Ticket] = []
+        self.fired: list[Ticket] = []  #: cleared, never replaced: the callbacks hold it
         self.clock.wait_idle()
 
     def schedule(self, deadline: int, callback: Any) -> Ticket:
         box: list[Ticket] = []
         if not callable(callback):  # the timer checks it; wrapping would hide it
             return self.timer.schedule(deadline, callback)
-        ticket = self.timer.schedule(deadline, lambda: self.fired.append(box[0]))
+        fired = self.fired  # not self: the tick thread must not keep the adapter alive
+        ticket = self.timer.schedule(deadline, lambda: fired.append(box[0]))
         box.append(ticket)
         return ticket
 
@@ -91,7 +92,8 @@ class ThreadedQueuedTimer:
         self.last_now = now
         self.clock.wait_idle()
         self.executor.run_queued()
-        fired, self.fired = self.fired, []
+        fired = list(self.fired)
+        self.fired.clear()
         return fired
 
     def pending(self) -> int:
