@@ -138,3 +138,24 @@ def test_a_duplicate_callback_that_hangs_is_a_core_verdict() -> None:
     assert cx is not None and cx.clause == "S4", result.notes
     assert "must change nothing and return" in cx.message and "Hang" in cx.message, cx.message
     assert cx.divergence is not None and "again" in cx.divergence.words, cx.divergence
+
+
+def test_a_round_found_by_the_suite_replays_its_history(tmp_path: Path) -> None:
+    """A race the suite's concurrent round finds (not the standalone hunt): the replay runs
+    the round under the recorded schedule and fails where the same history comes back."""
+    from schedcheck.concurrency import concurrency_bases
+    from schedcheck.harness.search import search
+    from schedcheck.harness.wheel_suite import make_wheel_machine
+    from schedcheck.zoo.race_mutants import SplitMaxPendingWheel
+
+    result = RunResult.fresh("wheel", "SplitMaxPendingWheel")
+    machine = make_wheel_machine(SplitMaxPendingWheel, result=result,
+                                 extra_bases=concurrency_bases("wheel", SplitMaxPendingWheel))
+    with profiles.seed_only_draws():  # the seed the rounds test keeps first
+        search(machine, result, budget=None, examples=100, seed=7, minimize=False,
+               profile="ci")
+    spec = "schedcheck.zoo.race_mutants:SplitMaxPendingWheel"
+    for cx, script in _written(result, tmp_path, spec):
+        assert cx.clause == "W-LIN" and cx.divergence is not None
+        assert ".describe() == " in (cx.divergence.observed or "")
+        _assert_replays(cx, script)
