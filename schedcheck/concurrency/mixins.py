@@ -133,12 +133,12 @@ class SchedulerRoundMixin:
     @rule(data=st.data())
     def concurrent_round(self, data: st.DataObject) -> None:
         machine = cast(SchedulerSuiteMachine, self)
-        # a round is not an atomic call: a replay of the recorded calls without it would
-        # not reach this state, so this example's failures are not reduced by replaying them
-        machine.program = None
         ids = list(machine.m.task_ids())
         if not ids:
             return
+        # a round is not an atomic call: a replay of the recorded calls without it would
+        # not reach this state, so this example's failures are not reduced by replaying them
+        machine.program = None
         lane_op = SCHEDULER.lane_ops(DrawContext(ids=ids), suite=True)
         threads = data.draw(st.lists(st.lists(lane_op, min_size=1, max_size=3),
                                      min_size=2, max_size=3), label="threads")
