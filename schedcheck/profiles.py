@@ -11,7 +11,9 @@ timing says nothing about the target.
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from typing import Any
 
 from hypothesis import HealthCheck, settings
@@ -58,3 +60,31 @@ def load(name: str | None = None) -> settings:
     chosen = name or default_profile()
     settings.load_profile(chosen)
     return settings.get_profile(chosen)
+
+
+@contextlib.contextmanager
+def seed_only_draws() -> Iterator[None]:
+    """Within the block, what a seed draws does not depend on which modules the process has
+    imported. Hypothesis mixes constants found in the source of every imported local module
+    into its draws, so one seed draws differently in a test run alone, in a whole test run or
+    in a worker that imported more modules first; within the block that set is empty (the
+    seed and the settings alone decide). Where Hypothesis keeps no such set, nothing changes.
+    For tests that pin a seed to reach a rare case."""
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # pragma: no cover - another Hypothesis layout: nothing to set aside
+        yield
+        return
+    collected = getattr(providers, "_get_local_constants", None)
+    cache = getattr(getattr(providers, "CONSTANTS_CACHE", None), "cache", None)
+    if collected is None or cache is None:
+        yield
+        return
+    empty = type(collected())()
+    cache.clear()  # values mixed from the collected constants
+    providers._get_local_constants = lambda: empty
+    try:
+        yield
+    finally:
+        providers._get_local_constants = collected
+        cache.clear()
