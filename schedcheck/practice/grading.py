@@ -29,8 +29,8 @@ from schedcheck import systems
 from schedcheck.practice.seed_map import SeedItem, SeedSection, load_seed_map
 
 __all__ = ["BLOCKED", "CAPABILITY", "FAIL", "NOT_ATTEMPTED", "NOT_IMPLEMENTED", "NOT_RUN",
-           "PASS", "TALK", "Card", "Item", "ItemResult", "Miss", "NotAttempted", "grade_items",
-           "render_card", "shrink"]
+           "PASS", "TALK", "Card", "Item", "ItemResult", "Miss", "NotAttempted", "declared_lack",
+           "grade_items", "render_card", "shrink"]
 
 PASS, FAIL, NOT_ATTEMPTED, NOT_RUN, TALK = "pass", "FAIL", "not attempted", "not run", "talk"
 BLOCKED, NOT_IMPLEMENTED = "blocked", "not implemented"
@@ -198,25 +198,42 @@ def _declared_missing(caps: Any) -> list[str]:
     return [op for op in ("fail", "cancel", "close", "info") if getattr(caps, op, True) is False]
 
 
+#: a part a class can declare it lacks, in the words of a card's note
+_LACK_WORDS = {"cancel": "cancel()", "fail": "fail()", "close": "close()",
+               "info": "info() (its states cannot be read)", "validates_args": "argument checks"}
+
+
+def declared_lack(what: str) -> str:
+    """The one wording of an item not graded because the class declares it lacks ``what`` (an
+    operation's name, ``"validates_args"``, or a part in words): the same whether the item is
+    known beforehand to need that part (``items.lacking_items``) or one of its programs runs
+    into it (a miss owned by that capability)."""
+    return f"the class declares it lacks {_LACK_WORDS.get(what, what)}"
+
+
 def _declared_lack(target: Any, miss: Miss) -> Miss:
     """For an adapter (it declares its capabilities): a miss that comes from a part it
     declares it lacks -- a method it does not have, or argument checks it does not make --
-    is owned by that capability, so the item is not graded rather than failed."""
+    is owned by that capability, so the item is not graded rather than failed. Only the
+    adapter's own missing attribute counts: an AttributeError from deeper down is a miss."""
     from schedcheck.adapters import capabilities_of
 
     caps = capabilities_of(target)
     if caps is None:
         return miss
+    missing = _declared_missing(caps)
     lacks = ""
-    if "has no attribute" in miss.message:
-        lacks = f"not supported by this adapter ({miss.message.split(': ', 1)[-1]})"
-    for op in _declared_missing(caps):
+    own = f"'{getattr(target, '__name__', '')}' object has no attribute '"
+    if own in miss.message:
+        name = miss.message.split(own, 1)[1].split("'", 1)[0]
+        lacks = name if name in missing else f"{name} (an adapter has only what it maps)"
+    for op in missing:
         if not lacks and (miss.message.startswith(f"{op} raised") or f"{op}(" in miss.message):
-            lacks = f"not supported by this adapter: it declares no {op}()"
+            lacks = op
     if not lacks and not caps.validates_args and "yours no error" in miss.message and any(
             e in miss.message for e in ("TypeError", "ValueError")):
-        lacks = "not supported by this adapter: it declares validates_args=False"
-    return replace(miss, owner=CAPABILITY + lacks) if lacks else miss
+        lacks = "validates_args"
+    return replace(miss, owner=CAPABILITY + declared_lack(lacks)) if lacks else miss
 
 
 def shrink(program: Sequence[Any], disagrees: Callable[[Sequence[Any]], bool]) -> list[Any]:

@@ -13,7 +13,7 @@ from typing import Any
 
 from schedcheck import systems
 from schedcheck.adapters import SchedulerCapabilities, WheelCapabilities, capabilities_of
-from schedcheck.practice.grading import Card, Item, grade_items
+from schedcheck.practice.grading import Card, Item, declared_lack, grade_items
 from schedcheck.practice.shapes import seed_shaped_scheduler, seed_shaped_wheel
 
 __all__ = ["SYSTEMS", "grade", "guess_system", "item_ids", "items_for", "lacking_items"]
@@ -80,13 +80,13 @@ def lacking_items(cls: Any) -> dict[str, str]:
 
     def lack(ids: tuple[str, ...], what: str) -> None:
         for item_id in ids:
-            out.setdefault(item_id, f"the class declares it lacks {what}")
+            out.setdefault(item_id, declared_lack(what))
 
     if isinstance(caps, WheelCapabilities):
         if not caps.validates_args:
-            lack(("W-polish-1", "W-polish-3", "W-polish-4"), "argument checks")
+            lack(("W-polish-1", "W-polish-3", "W-polish-4"), "validates_args")
         if caps.cancel == "missing":
-            lack(("W-T3", "W-M4", "W-F3", "W-polish-1", "W-polish-2"), "cancel()")
+            lack(("W-T3", "W-M4", "W-F3", "W-polish-1", "W-polish-2"), "cancel")
         elif caps.cancel != "bool":
             lack(("W-F3", "W-polish-2"), "a cancel() answering True/False")
         if caps.handles != "checked":
@@ -99,16 +99,16 @@ def lacking_items(cls: Any) -> dict[str, str]:
         if not caps.generations:
             lack(("S-T5", "S-T6", "S-M4", "S-M8"), "generations")
         if not caps.fail:
-            lack(("S-T1", "S-T4", "S-M1", "S-M5", "S-M8", "S-M4", "S-T6"), "fail()")
+            lack(("S-T1", "S-T4", "S-M1", "S-M5", "S-M8", "S-M4", "S-T6"), "fail")
         if not caps.cancel:
-            lack(("S-T1", "S-T4", "S-M1", "S-M6", "S-F4"), "cancel()")
+            lack(("S-T1", "S-T4", "S-M1", "S-M6", "S-F4"), "cancel")
         if not caps.close:
-            lack(("S-polish-4",), "close()")
+            lack(("S-polish-4",), "close")
         if not caps.validates_args:
-            lack(("S-polish-1", "S-polish-2"), "argument checks")
+            lack(("S-polish-1", "S-polish-2"), "validates_args")
         if not caps.unknown_deps:
             lack(("S-polish-4",), "UnknownDependencyError")
         if not caps.info:
             lack(tuple(it.id for it in items_for("scheduler") if it.check is not None
-                       and not it.cost), "info() (its states cannot be read)")
+                       and not it.cost), "info")
     return out

@@ -8,6 +8,7 @@ from __future__ import annotations
 import sched
 from typing import Any
 
+from schedcheck import profiles
 from schedcheck.adapters import SchedulerAdapter, SchedulerCapabilities, WheelCapabilities
 from schedcheck.harness.sched_core import run_core_suite
 from schedcheck.harness.wheel_suite import run_wheel_suite
@@ -202,12 +203,17 @@ class EarlierThanDeclared(DeclaresEarlyBy):
 
 
 def test_early_by_is_a_declared_tolerance_and_still_bounds_early_firing() -> None:
-    assert "W-INV-EARLY" in _broken(run_wheel_suite(RoundsDown, examples=60, seed=1,
-                                                    shrink=False))
-    result = run_wheel_suite(DeclaresEarlyBy, examples=60, seed=1, shrink=False)
-    assert _broken(result) == []
-    assert _verdicts(result)["W-INV-EARLY"] == "partly exercised"
-    assert "1 units early" in result.stats["W-INV-EARLY"].missing
-    assert "W-INV-EARLY" in _broken(run_wheel_suite(EarlierThanDeclared, examples=60, seed=1,
-                                                    shrink=False))
+    # the draws of seed 0 alone, whichever modules the tests before imported (Hypothesis mixes
+    # constants of every imported local module into its draws); seed 1 never advances to
+    # exactly two units before an odd deadline in 60 such examples, which the firing two
+    # units early needs, seed 0 does (each run stops at its eighth example)
+    with profiles.seed_only_draws():
+        assert "W-INV-EARLY" in _broken(run_wheel_suite(RoundsDown, examples=60, seed=0,
+                                                        shrink=False))
+        result = run_wheel_suite(DeclaresEarlyBy, examples=60, seed=0, shrink=False)
+        assert _broken(result) == []
+        assert _verdicts(result)["W-INV-EARLY"] == "partly exercised"
+        assert "1 units early" in result.stats["W-INV-EARLY"].missing
+        assert "W-INV-EARLY" in _broken(run_wheel_suite(EarlierThanDeclared, examples=60,
+                                                        seed=0, shrink=False))
     assert sched.scheduler  # the stand-ins are built on the standard library's heap

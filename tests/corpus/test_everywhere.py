@@ -71,8 +71,8 @@ def test_a_buggy_scheduler_adapter_fails_its_class_with_the_clause(
 def test_grade_marks_what_an_adapter_declares_it_lacks_not_graded() -> None:
     """`schedcheck grade` on an adapter: an item that needs a method it lacks or argument
     checks it declares it does not make is not graded ("--"), never failed; the rest is."""
-    from schedcheck.practice.grading import FAIL, NOT_ATTEMPTED, PASS
-    from schedcheck.practice.items import grade
+    from schedcheck.practice.grading import FAIL, NOT_ATTEMPTED, PASS, grade_items
+    from schedcheck.practice.items import grade, items_for
 
     card = grade("wheel", StdlibSched, cost=False, name="sched")
     status = {r.item.id: r.status for r in card.results}
@@ -81,7 +81,13 @@ def test_grade_marks_what_an_adapter_declares_it_lacks_not_graded() -> None:
     timewheel = {r.item.id: r for r in grade("wheel", PyPITimeWheel, cost=False,
                                              name="timewheel").results}
     assert timewheel["W-T3"].status == NOT_ATTEMPTED  # it declares no cancel()
-    assert "no cancel()" in timewheel["W-T3"].note
+    assert timewheel["W-T3"].note == "the class declares it lacks cancel()"
+    # graded without the list of items known to need cancel(), the item's programs run into
+    # the missing cancel() and the card says so in the same words
+    met = {r.item.id: r for r in grade_items(items_for("wheel"), PyPITimeWheel, system="wheel",
+                                             name="timewheel", cost=False).results}
+    assert met["W-T3"].status == NOT_ATTEMPTED
+    assert met["W-T3"].note == timewheel["W-T3"].note
 
     class FiresEarly(StdlibSched):
         def add(self, deadline: int, fire: Any) -> Any:
@@ -89,6 +95,16 @@ def test_grade_marks_what_an_adapter_declares_it_lacks_not_graded() -> None:
 
     # a declared design never hides a real mistake
     assert "W-M2" in grade("wheel", FiresEarly, cost=False, name="early").failed
+
+    class InnerSlip(StdlibSched):
+        def run_until(self, now: int) -> None:
+            self.inner.run_pending(now)  # no such method on sched.scheduler
+
+    # an AttributeError from the implementation is a miss, not a part the adapter lacks
+    slipped = grade("wheel", InnerSlip, cost=False, name="slip")
+    failed = [r for r in slipped.results if r.status == FAIL]
+    assert failed and all("run_pending" in r.miss.message for r in failed if r.miss)
+    assert all("run_pending" not in r.note for r in slipped.results)
 
 
 @pytest.mark.parametrize("adapter", [StdlibSched, SimPyTimers], ids=lambda a: a.__name__)
