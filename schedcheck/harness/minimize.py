@@ -16,7 +16,10 @@ removed, keeping a removal whenever the replay still breaks the same clause:
    a raising callback made plain, every int made smaller: 0, 1, half, one less); a dropped
    dependency is also tried together with the removal of its task, which neither change
    passes alone when the dependency only held its dependent back (a resubmit's new edges);
-4. ids renamed small, in order of first use (``'a'``, ``'b'`` ...); a wheel's handles and
+4. a program still longer than ``shorter.SHORT`` steps: the search run again with a few rule
+   steps per example (``shorter``); a shorter failing run of the same clause it finds is
+   reduced too, and the shorter result kept;
+5. ids renamed small, in order of first use (``'a'``, ``'b'`` ...); a wheel's handles and
    callbacks are named by the replay itself.
 
 The counterexample returned is the last replay's: its code lines, checks and pictures come
@@ -516,10 +519,11 @@ def _shorter(machine_class: type[SuiteMachine], cx: Counterexample,
     if again is None or len(again.counterexample.steps) >= len(reduced.counterexample.steps):
         return None
     return again, (
-        f"minimized to {len(again.counterexample.steps)} steps: delta debugging took the "
-        f"failing run from {reduced.before} to {len(reduced.counterexample.steps)} steps, and a "
-        f"search with at most {found.steps} rule steps per example then broke {cx.clause} in a "
-        f"run of {again.before} steps, which it reduced ({again.replays} replays)")
+        f"minimized by delta debugging to {len(again.counterexample.steps)} steps: the failing "
+        f"run went from {reduced.before} to {len(reduced.counterexample.steps)} steps, then a "
+        f"search with at most {found.steps} rule steps per example broke {cx.clause} in a run "
+        f"of {again.before} steps, which went to {len(again.counterexample.steps)} "
+        f"({again.replays} replays)")
 
 
 def not_minimized(cx: Counterexample, program: list[Op]) -> str:
