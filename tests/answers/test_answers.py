@@ -25,7 +25,8 @@ from tests.answers.answers import ANSWERS, Answer, Mistake
 
 #: the share of listed mistakes each tool must report
 FOUND = 0.95
-#: examples per search round of the one check run (the ci profile, draws from the seed alone), and its seed
+#: examples per search round of the one check run (the ci profile, draws from the seed
+#: alone), and its seed
 EXAMPLES, SEED = 100, 1
 
 
