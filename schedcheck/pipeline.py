@@ -23,14 +23,14 @@ a counterexample) and :class:`LogCapture` (the log records of a run, kept out of
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from pathlib import Path
 from typing import Any
 
 from schedcheck.harness.result import BROKEN, HELD, UNKNOWN, RunResult
+from schedcheck.preflight import LogCapture, core_only, probe_construct
+from schedcheck.preflight import system_of as _system
 from schedcheck.progress import time_note, timed
 from schedcheck.systems import System, get
 
@@ -59,10 +59,6 @@ ProgressFactory = Callable[[str, int | None], AbstractContextManager[Progress | 
 
 class Unusable(Exception):
     """The suite found the target unusable (it cannot be built with legal arguments)."""
-
-
-def _system(system: System | str) -> System:
-    return system if isinstance(system, System) else get(system)
 
 
 @contextmanager
@@ -368,7 +364,9 @@ def _run_machine(
     machine = entry.make_machine(factory, result=result, extra_bases=extra_bases, **options)
     machine.set_aside = frozenset(set_aside)
     if settings is not None:
-        return common.run_suite(machine, result, settings, reduce=True)
+        from schedcheck.harness.minimize import run_reduced
+
+        return run_reduced(machine, result, settings)
     base = common.suite_settings(examples=examples, profile=profile)
     # no shrink, and no explain (which replays the failure many more times to explain it)
     skipped = (hypothesis.Phase.shrink, hypothesis.Phase.explain)
@@ -561,80 +559,3 @@ def fold_result(into: RunResult, other: Any) -> None:
                                          f"{len(into.counterexamples)} (folder {cx.clause}/)")
         if into.counterexample is None:
             into.counterexample = cx
-
-
-def core_only(system: System | str, factory: Callable[..., Any]) -> bool:
-    """Whether ``factory`` is checked at the core level only outside ``check``'s graded levels
-    (the pytest API, the plugin, ``fuzz``): a scheduler adapter (it declares its
-    capabilities: the contract level stops at its first design difference), or a target with
-    the core level's methods and not all of the contract's."""
-    from schedcheck.adapters import SchedulerCapabilities, capabilities_of
-
-    entry = _system(system)
-    if entry.run_core is None:
-        return False
-    if isinstance(capabilities_of(factory), SchedulerCapabilities):
-        return True
-    return (probe_construct(entry, factory) is not None
-            and probe_construct(entry, factory, operations=entry.core_operations) is None)
-
-
-def probe_construct(system: System | str, factory: Callable[..., Any], *,
-                    operations: tuple[str, ...] | None = None) -> str | None:
-    """``None`` if ``factory`` builds with ordinary arguments and has ``operations`` (default:
-    every method the contract suite calls; the core level's for an adapter, which declares
-    its capabilities), else why not (one sentence)."""
-    from schedcheck.adapters import capabilities_of
-
-    entry = _system(system)
-    if operations is None and capabilities_of(factory) is not None and entry.core_operations:
-        operations = entry.core_operations
-    shown = f"cls({', '.join(map(str, entry.probe_args))})"
-    try:
-        obj = factory(*entry.probe_args)
-    except Exception as exc:
-        return (f"calling it as {shown} raised {type(exc).__name__}: {exc} -- a {entry.name} "
-                f"target must be callable as {entry.constructor}")
-    needed = operations or entry.operations
-    missing = [m for m in needed if not callable(getattr(obj, m, None))]
-    if missing:
-        return (f"{shown} returned a {type(obj).__name__} without the required "
-                f"method{'s' if len(missing) > 1 else ''} "
-                f"{', '.join(m + '()' for m in missing)}; a {entry.name} target needs "
-                f"{', '.join(m + '()' for m in needed)} (specs/{entry.name}.md "
-                "section 3), add the missing ones or wrap it with schedcheck.adapters")
-    return None
-
-
-class LogCapture(logging.Handler):
-    """Collects the log records of a run (targets and the model log rejected executor
-    submissions on purpose) instead of letting them interleave with the report on stderr.
-    Use as a context manager; ``lines`` holds the formatted records."""
-
-    def __init__(self, limit: int = 2000) -> None:
-        super().__init__(logging.WARNING)
-        self.lines: list[str] = []
-        self.count = 0
-        self.limit = limit
-        self.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.count += 1
-        if len(self.lines) < self.limit:
-            self.lines.append(self.format(record))
-
-    def __enter__(self) -> LogCapture:
-        logging.getLogger().addHandler(self)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        logging.getLogger().removeHandler(self)
-
-    def write(self, path: Path) -> bool:
-        """Write the records to ``path`` if there were any; True iff written."""
-        if not self.count:
-            return False
-        more = self.count - len(self.lines)
-        tail = [f"... and {more} more records"] if more > 0 else []
-        path.write_text("\n".join([*self.lines, *tail]) + "\n", encoding="utf-8")
-        return True

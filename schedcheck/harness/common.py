@@ -443,7 +443,6 @@ def run_suite(
     seed: int | None = None,
     keep_database: bool = False,
     context: RunContext | None = None,
-    reduce: bool = False,
 ) -> RunResult:
     """Run ``machine_class`` under ``settings``; fill and return ``result``.
 
@@ -453,9 +452,8 @@ def run_suite(
     used (runs are reproducible from the seed alone) unless ``keep_database`` (the pytest API:
     ``settings.database`` replays earlier failures first and stores new ones, under the
     machine's key); ``seed`` fixes Hypothesis's randomness. ``context`` (a RunContext on
-    ``result``) lets the caller read the failing run's program. ``reduce`` reduces the
-    counterexample by delta debugging over its atomic program (``minimize``), as the budgeted
-    search does.
+    ``result``) lets the caller read the failing run's program (``minimize.run_reduced`` runs
+    this and reduces the counterexample).
     """
     ctx = context if context is not None else RunContext(result, progress)
     # A subclass with the same name, module and qualified name: Hypothesis's database key of a
@@ -534,10 +532,6 @@ def run_suite(
         ) from exc
     finally:
         result.seconds += time.perf_counter() - started
-    if reduce and result.counterexample is not None:
-        from schedcheck.harness.minimize import reduce_found
-
-        reduce_found(machine_class, result, ctx.final_program or ctx.last_program)
     return result
 
 

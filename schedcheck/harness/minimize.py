@@ -43,12 +43,12 @@ from hypothesis import HealthCheck, Phase
 from hypothesis import strategies as st
 
 from schedcheck.harness import guard, shorter
-from schedcheck.harness.common import Divergence, RunContext, SuiteMachine
+from schedcheck.harness.common import Divergence, Progress, RunContext, SuiteMachine, run_suite
 from schedcheck.harness.program import Op, TimerName
 from schedcheck.harness.result import Counterexample, RunResult
 
 __all__ = ["BUDGET_SECONDS", "MAX_HUNG_REPLAYS", "MAX_REPLAYS", "Minimized", "minimize",
-           "not_minimized", "reduce_found", "replay"]
+           "not_minimized", "reduce_found", "replay", "run_reduced"]
 
 #: Most replays one minimisation may make (each is one run of a short program).
 MAX_REPLAYS = 3000
@@ -478,6 +478,18 @@ def minimize(machine_class: type[SuiteMachine], program: list[Op],
             result: Minimized | None = _in_test_context(run)
     finally:
         logging.disable(disabled)
+    return result
+
+
+def run_reduced(machine_class: type[SuiteMachine], result: RunResult,
+                settings: hypothesis.settings, progress: Progress | None = None, *,
+                seed: int | None = None, reduce: bool = True) -> RunResult:
+    """``common.run_suite`` of ``machine_class``, then (``reduce``) its counterexample reduced
+    by :func:`reduce_found`, as the budgeted search does."""
+    ctx = RunContext(result, progress)
+    run_suite(machine_class, result, settings, progress, seed=seed, context=ctx)
+    if reduce and result.counterexample is not None:
+        reduce_found(machine_class, result, ctx.final_program or ctx.last_program)
     return result
 
 

@@ -45,9 +45,9 @@ from schedcheck.harness.common import (
     call_code,
     check_expr,
     observe,
-    run_suite,
     unshrunk_settings,
 )
+from schedcheck.harness.minimize import run_reduced
 from schedcheck.harness.program import GenerationOf, Op, atomic, generation_of
 from schedcheck.harness.result import CONTRACT_ONLY, RunResult, Step
 from schedcheck.harness.sched_fixtures import noop
@@ -514,8 +514,8 @@ def run_core_suite(
     machine.set_aside = frozenset(set_aside)
     if explore(machine, result, budget=budget, examples=examples, seed=seed, profile=profile,
                progress=progress, shrink=shrink) is None:
-        run_suite(machine, result, unshrunk_settings(examples, profile, False), progress,
-                  seed=seed, reduce=shrink)
+        run_reduced(machine, result, unshrunk_settings(examples, profile, False), progress,
+                    seed=seed, reduce=shrink)
     result.notes.append("core level: the invariants every correct scheduler holds; "
                         "the contract's exact replies were not compared")
     return result

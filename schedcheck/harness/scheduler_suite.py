@@ -76,9 +76,9 @@ from schedcheck.harness.common import (
     ScalingResult,
     check_expr,
     observe,
-    run_suite,
     unshrunk_settings,
 )
+from schedcheck.harness.minimize import run_reduced
 from schedcheck.harness.program import atomic
 from schedcheck.harness.result import RunResult, Step
 from schedcheck.harness.sched_fixtures import (
@@ -544,5 +544,5 @@ def run_scheduler_suite(
         return searched
     # one reduction, delta debugging over the atomic program (Hypothesis's shrinker is slow
     # on these machines and cannot drop a step inside a compound rule)
-    return run_suite(machine, result, unshrunk_settings(examples, profile, False), progress,
-                     seed=seed, reduce=shrink)
+    return run_reduced(machine, result, unshrunk_settings(examples, profile, False), progress,
+                       seed=seed, reduce=shrink)

@@ -76,9 +76,9 @@ from schedcheck.harness.common import (
     check_expr,
     observe,
     observe_model,
-    run_suite,
     unshrunk_settings,
 )
+from schedcheck.harness.minimize import run_reduced
 from schedcheck.harness.program import atomic
 from schedcheck.harness.result import RunResult
 from schedcheck.harness.search import explore
@@ -505,7 +505,7 @@ def run_wheel_suite(
     disabled = logging.root.manager.disable
     logging.disable(logging.CRITICAL)  # wheels log every callback error: thousands of lines
     try:
-        run_suite(machine, result, settings, progress, seed=seed, reduce=shrink)
+        run_reduced(machine, result, settings, progress, seed=seed, reduce=shrink)
     finally:
         logging.disable(disabled)
     if result.counterexample is not None and not shrink:
