@@ -19,7 +19,10 @@ Each call returns a new class (pytest collects it under the name you bind it to)
   machine and fuzzes it (``schedcheck fuzz``). On a counterexample the test fails with the
   same plain-words steps as ``steps.txt`` -- model and implementation side by side at the
   first divergence -- and the path of the folder holding ``replay.py``, the pictures and
-  ``report.json`` (under pytest's temporary directory);
+  ``report.json`` (under pytest's temporary directory). Hypothesis shrinks the failure first
+  (the example database keeps that); then it is reduced by the same delta debugging as
+  ``schedcheck check`` (``schedcheck.harness.minimize``), and ``replay.py`` is run before
+  the failure is shown (the steps say whether it fails where they do);
 * ``test_cost_grows_linearly`` -- the scaling clause (``*-COST``): the same workload at n and 8n
   in one process, compared as a per-item cost ratio, never as seconds.
 
@@ -102,11 +105,15 @@ def _fail_with(result: Any, out: Any, name: str) -> None:
     written = write_run(result, out, target_spec=name, cwd=os.getcwd())
     cx = result.counterexample
     text = steps_text(cx, target=name) if cx is not None else card_text(result)
-    hypothesis_says = cx.hypothesis_program if cx is not None else ""
+    found = cx.unreduced if cx is not None and cx.unreduced is not None else cx
+    hypothesis_says = found.hypothesis_program if found is not None else ""
+    reduction = [n for n in result.notes if "minimized" in n.split(":", 1)[0]]
     pytest.fail(
-        f"{text}\nreplay, pictures and report.json: {out}\n"
+        f"{text}\n" + "".join(f"{n}\n" for n in reduction)
+        + f"replay, pictures and report.json: {out}\n"
         + "files: " + ", ".join(written.rel(p) for p in written.files)
-        + (f"\n\nHypothesis:\n{hypothesis_says}" if hypothesis_says else ""),
+        + (f"\n\nHypothesis's failing example, before the reduction (what the example database "
+           f"keeps):\n{hypothesis_says}" if hypothesis_says else ""),
         pytrace=False,
     )
 
@@ -134,7 +141,8 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str
         import pytest
         from hypothesis import Phase
 
-        from schedcheck.harness.common import run_suite
+        from schedcheck.harness.common import RunContext, run_suite
+        from schedcheck.harness.minimize import reduce_found
         from schedcheck.harness.result import RunResult
 
         if unusable is not None:
@@ -142,15 +150,23 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str
         result = RunResult.fresh(system, name)
         fresh = suite_machine(system, factory, name=name, tolerance=tolerance, result=result)
         chosen = self.settings
+        ctx = RunContext(result)
         try:
-            # Hypothesis's own shrinking here: the delta-debugging pass runs a Hypothesis
-            # test of its own, whose statistics would replace this test's in pytest's report
-            run_suite(fresh, result, chosen, keep_database=True)
+            run_suite(fresh, result, chosen, keep_database=True, context=ctx)
         except unittest.SkipTest:
             if Phase.generate in chosen.phases:
                 raise
             pytest.skip(f"nothing to replay: the example database holds no example of the "
                         f"{system} suite against {name}")
+        if result.counterexample is not None:
+            # the one reduction every stage shares: delta debugging over the failing run's
+            # atomic program (Hypothesis's shrinker ran first, as the database needs it)
+            # its replays run inside Hypothesis tests of their own, whose statistics must not
+            # replace this test's in pytest's report
+            from hypothesis.statistics import collector
+
+            with collector.with_value(None):
+                reduce_found(fresh, result, ctx.final_program or ctx.last_program)
         if not result.ok:
             out = request.getfixturevalue("tmp_path_factory").mktemp(f"schedcheck-{system}")
             _fail_with(result, out, name)

@@ -29,7 +29,8 @@ class LateCallbackWins(Scheduler):
         return super().complete(task_id, self.info(task_id).generation)
 
 
-# small, derandomized and unshrunk: this file tests the API, not the suites
+# small, derandomized and without Hypothesis's shrinker: this file tests the API, not the
+# suites (the failure is still reduced by schedcheck's delta debugging)
 FAST = settings(max_examples=30, stateful_step_count=30, derandomize=True, deadline=None,
                 phases=[Phase.explicit, Phase.reuse, Phase.generate])
 
@@ -56,6 +57,13 @@ def test_pytest_fails_the_broken_class_with_steps_and_pictures(tmp_path: Path) -
     assert "1 failed, 1 passed" in out
     assert "FAILED test_mine.py::TestMyScheduler::test_behaves_like_the_model" in out
     assert "<== first divergence" in out and "model (expected)" in out
+    # the same reduction as `schedcheck check`, and the replay run before it is shown
+    reduced = re.search(r"minimized by delta debugging from (\d+) to (\d+) steps", out)
+    assert reduced is not None, out
+    assert int(reduced.group(2)) <= 8 < int(reduced.group(1)), out
+    at = re.search(r"verified: fails at step (\d+) as shown", out)
+    assert at is not None, out
+    assert re.search(rf"^\s+{at.group(1)}\. .*<== first divergence", out, re.M), out
     folder = re.search(r"replay, pictures and report\.json: (\S+)", out)
     assert folder is not None, out
     path = Path(folder.group(1))
