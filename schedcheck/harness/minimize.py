@@ -47,8 +47,8 @@ from schedcheck.harness.common import Divergence, Progress, RunContext, SuiteMac
 from schedcheck.harness.program import Op, TimerName
 from schedcheck.harness.result import Counterexample, RunResult
 
-__all__ = ["BUDGET_SECONDS", "MAX_HUNG_REPLAYS", "MAX_REPLAYS", "Minimized", "minimize",
-           "not_minimized", "reduce_found", "replay", "run_reduced"]
+__all__ = ["BUDGET_SECONDS", "MAX_HUNG_REPLAYS", "MAX_REPLAYS", "NAMING_OPS", "Minimized",
+           "minimize", "not_minimized", "reduce_found", "reduce_ops", "replay", "run_reduced"]
 
 #: Most replays one minimisation may make (each is one run of a short program).
 MAX_REPLAYS = 3000
@@ -210,10 +210,16 @@ def _ids_in(value: Any) -> Iterator[str]:
             yield from _ids_in(v)
 
 
+#: The ops whose arguments name scheduler ids: the suites' atomic ones, and the plain calls of
+#: ``grade``'s programs (``schedcheck.practice.reduce``).
+NAMING_OPS = frozenset(("_submit", "_callback", "add_dependency", "retry",
+                        "complete", "fail", "cancel"))
+
+
 def _named(op: Op) -> set[str]:
     """The scheduler ids or wheel timers an op's arguments name."""
     found = {a.name for a in op.args if isinstance(a, TimerName)}
-    if op.name in ("_submit", "_callback", "add_dependency", "retry"):
+    if op.name in NAMING_OPS:
         found |= set(_ids_in(op.args))
     return found
 
@@ -420,6 +426,22 @@ def _small_ids(ops: list[Op]) -> list[Op]:
     return out
 
 
+def reduce_ops(ops: list[Op], fails: Callable[[list[Op]], bool]) -> list[Op]:
+    """Steps 1 to 3 of the module docstring: ``ops`` (a failing program, ``fails(ops)`` true)
+    reduced to one that still fails, where no task, no step, no contiguous run of steps can go
+    and no argument can be simpler. ``fails`` replays a candidate and says whether it breaks
+    the same rule. Every stage that reduces a failing program calls this: the suites through
+    :func:`minimize`, and ``grade``'s items (``schedcheck.practice.reduce``)."""
+    ops = _without_tasks(ops, fails)
+    ops = _ddmin(ops, fails)
+    ops = _nearer_zero(ops, fails)
+    ops = _simplify(ops, fails)
+    ops = _ddmin(ops, fails)
+    if len(ops) <= WINDOW_PASS_MAX:
+        ops = _without_windows(ops, fails)
+    return ops
+
+
 def _in_test_context(fn: Callable[[], Any]) -> Any:
     """Call ``fn`` once inside a Hypothesis test (the suites call ``event`` and ``target``)."""
     box: list[Any] = []
@@ -456,14 +478,7 @@ def minimize(machine_class: type[SuiteMachine], program: list[Op],
     def run() -> Minimized | None:
         if not program or not (search.fails(program) or search.fails(program)):
             return None
-        ops = search.best_program
-        ops = _without_tasks(ops, search.fails)
-        ops = _ddmin(ops, search.fails)
-        ops = _nearer_zero(ops, search.fails)
-        ops = _simplify(ops, search.fails)
-        ops = _ddmin(ops, search.fails)
-        if len(ops) <= WINDOW_PASS_MAX:
-            ops = _without_windows(ops, search.fails)
+        ops = reduce_ops(search.best_program, search.fails)
         renamed = _small_ids(ops)
         if renamed is not ops:
             search.fails(renamed)

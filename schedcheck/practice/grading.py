@@ -1,4 +1,4 @@
-"""Grading an answer item by item: what an item is, what it returns, shrinking, the card.
+"""Grading an answer item by item: what an item is, what it returns, the card.
 
 An :class:`Item` is one point of an interview text (its id is the seed map's, e.g. ``S-M4``)
 with a check. A check runs short programs on the learner's class and on the reference model
@@ -14,9 +14,9 @@ difference the interview text allows (the item is "not attempted"); a method tha
 NotImplementedError makes the item "not implemented"; an item whose check itself crashes on
 the class fails with what it raised.
 
-Shrinking (:func:`shrink`) is a greedy pass over a recorded program: drop one step at a time
-while the same kind of disagreement remains, until no single step can go. Programs are short
-(under twenty steps), so this is cheap and gives the essential steps.
+A miss's program is reduced by the suites' own delta debugging
+(``schedcheck.practice.reduce``): steps, tasks, arguments and numbers, while the same item's
+rule still breaks.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from schedcheck.practice.seed_map import SeedItem, SeedSection, load_seed_map
 
 __all__ = ["BLOCKED", "CAPABILITY", "FAIL", "NOT_ATTEMPTED", "NOT_IMPLEMENTED", "NOT_RUN",
            "PASS", "TALK", "Card", "Item", "ItemResult", "Miss", "NotAttempted", "declared_lack",
-           "grade_items", "render_card", "shrink"]
+           "grade_items", "render_card"]
 
 PASS, FAIL, NOT_ATTEMPTED, NOT_RUN, TALK = "pass", "FAIL", "not attempted", "not run", "talk"
 BLOCKED, NOT_IMPLEMENTED = "blocked", "not implemented"
@@ -234,19 +234,6 @@ def _declared_lack(target: Any, miss: Miss) -> Miss:
             e in miss.message for e in ("TypeError", "ValueError")):
         lacks = "validates_args"
     return replace(miss, owner=CAPABILITY + declared_lack(lacks)) if lacks else miss
-
-
-def shrink(program: Sequence[Any], disagrees: Callable[[Sequence[Any]], bool]) -> list[Any]:
-    """The shortest program found by dropping single steps while ``disagrees`` stays true."""
-    best = list(program)
-    changed = True
-    while changed:
-        changed = False
-        for i in range(len(best) - 1, -1, -1):
-            candidate = best[:i] + best[i + 1:]
-            if candidate and disagrees(candidate):
-                best, changed = candidate, True
-    return best
 
 
 _MARK = {PASS: "ok  ", FAIL: "FAIL", NOT_ATTEMPTED: "--  ", NOT_RUN: "..  ", TALK: "talk",

@@ -26,8 +26,8 @@ from schedcheck.practice.grading import (
     Item,
     Miss,
     NotAttempted,
-    shrink,
 )
+from schedcheck.practice.reduce import reduce_program
 from schedcheck.practice.scheduler_owners import (
     Context,
     generation_owner,
@@ -218,8 +218,9 @@ def _hashable(step: Step) -> Any:
 
 def _scenarios(*scenarios: Scenario, strict: bool = False,
                causes: bool = False) -> Callable[[Any], list[Miss]]:
-    """A check running each scenario; each that diverges gives one miss, shrunk while the
-    same item's rule breaks at the end."""
+    """A check running each scenario; each that diverges gives one miss, reduced (steps,
+    tasks, arguments, max_concurrency: ``schedcheck.practice.reduce``) while the same item's
+    rule breaks at the end."""
     def check(factory: Any) -> list[Miss]:
         out: list[Miss] = []
         for mc, program in scenarios:
@@ -229,19 +230,21 @@ def _scenarios(*scenarios: Scenario, strict: bool = False,
             owner, message = found[3], found[2]
             allowed = _model_errors(mc, program)
 
-            def same(p: Sequence[Step], owner: str = owner, message: str = message, mc: int = mc,
-                     allowed: set[tuple[Step, str]] = allowed) -> bool:
-                if not _model_errors(mc, p) <= allowed:
+            def same(build: tuple[Any, ...], p: Sequence[Step], owner: str = owner,
+                     message: str = message, allowed: set[tuple[Step, str]] = allowed) -> bool:
+                if not _model_errors(build[0], p) <= allowed:
                     return False  # a shorter program that trips over another rule
-                d = disagreement(factory, (mc, list(p)), strict=strict, causes=causes)
+                d = disagreement(factory, (build[0], list(p)), strict=strict, causes=causes)
                 return d is not None and d[3] == owner and (not strict or d[2] == message)
 
-            small = shrink(program, same) if found[0] >= 0 and owner != UNFILLED else program
-            last = disagreement(factory, (mc, small), strict=strict, causes=causes)
+            small_mc, small = mc, program
+            if found[0] >= 0 and owner != UNFILLED:
+                (small_mc,), small = reduce_program((mc,), program, same)
+            last = disagreement(factory, (small_mc, small), strict=strict, causes=causes)
             if last is None:  # a class whose answers change from run to run
-                small, last = program, found
+                small_mc, small, last = mc, program, found
             i, _, message, owner = last
-            lines = [f"s = YourScheduler({mc})", *(_line(st) for st in small[:i + 1])]
+            lines = [f"s = YourScheduler({small_mc})", *(_line(st) for st in small[:i + 1])]
             lines[-1] += "   # <- here"
             out.append(Miss(tuple(lines), message, owner))
         return out

@@ -27,8 +27,8 @@ from schedcheck.practice.grading import (
     Item,
     Miss,
     NotAttempted,
-    shrink,
 )
+from schedcheck.practice.reduce import reduce_program
 
 __all__ = ["ITEMS", "disagreement"]
 
@@ -358,18 +358,19 @@ def _check(*scenarios: Scenario, exact: bool = False, strict: bool = False,
             if found is None:
                 continue
 
-            def same(p: Sequence[Step], owner: str = found[3], tick: int = tick,
-                     size: int = size, opts: dict[str, Any] = opts) -> bool:
-                d = disagreement(factory, (tick, size, opts, list(p)), exact=exact,
+            def same(build: tuple[Any, ...], p: Sequence[Step], owner: str = found[3],
+                     opts: dict[str, Any] = opts) -> bool:
+                d = disagreement(factory, (*build, opts, list(p)), exact=exact,
                                  strict=strict)
                 return d is not None and d[3] == owner
 
-            small = shrink(_fresh(steps), same) if found[0] >= 0 and found[3] != UNFILLED \
-                else steps
-            last = disagreement(factory, (tick, size, opts, small), exact=exact, strict=strict)
+            build, small = (tick, size), steps
+            if found[0] >= 0 and found[3] != UNFILLED:
+                build, small = reduce_program(build, steps, same)
+            last = disagreement(factory, (*build, opts, small), exact=exact, strict=strict)
             if last is None:  # a class whose answers change from run to run
-                small, last = steps, found
-            lines = _lines(tick, size, opts, small[:last[0] + 1])
+                build, small, last = (tick, size), steps, found
+            lines = _lines(*build, opts, small[:last[0] + 1])
             lines[-1] += "   # <- here"
             out.append(Miss(tuple(lines), last[2], last[3]))
         return out
@@ -381,12 +382,6 @@ def _all(*checks: Callable[[Any], list[Miss]]) -> Callable[[Any], list[Miss]]:
     def check(factory: Any) -> list[Miss]:
         return [m for c in checks for m in c(factory)]
     return check
-
-
-def _fresh(steps: list[Step]) -> list[Step]:
-    """Steps that refer to handles by index cannot lose their schedule step: shrinking works
-    on the list as is, and a candidate that breaks a reference simply raises (kind differs)."""
-    return list(steps)
 
 
 def _cost(factory: Any) -> Miss | None:
