@@ -29,13 +29,15 @@ import os
 import re
 import signal
 import sqlite3
+import sys
 from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 from schedcheck.impl.durable._pgsql import FUNCTIONS
 
-__all__ = ["PostgresStore", "SqliteStore", "Store", "decode_id", "encode_id", "open_store"]
+__all__ = ["PostgresStore", "SqliteStore", "Store", "connection_lost", "decode_id", "encode_id",
+           "open_store"]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS dtask (
@@ -193,6 +195,9 @@ class PostgresStore:
         self.db = psycopg.connect(url, autocommit=True)
         self.statements = 0
         self.crash_after: int | None = None
+        #: fault injection: SIGKILL the server process of this connection (the store process)
+        #: just before statement N, once; the server then ends every other session and recovers
+        self.kill_server_after: int | None = None
         self._lock = _LOCK_BASE ^ (hash_text(schema) & 0xFFFFFF)
         self.db.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
         self.db.execute(f"SET search_path TO {schema}")
@@ -305,10 +310,24 @@ class PostgresStore:
 
 def _count(store: Any) -> None:
     """Count a statement; with ``crash_after`` set (fault injection for the crash tests), the
-    process kills itself with SIGKILL just before that statement -- inside a transaction."""
+    process kills itself with SIGKILL just before that statement -- inside a transaction; with
+    ``kill_server_after`` (PostgreSQL) it kills the server process it talks to instead: the
+    statement then fails with ``psycopg.OperationalError``."""
     store.statements += 1
     if store.crash_after is not None and store.statements >= store.crash_after:
         os.kill(os.getpid(), signal.SIGKILL)
+    kill = getattr(store, "kill_server_after", None)
+    if kill is not None and store.statements >= kill:
+        store.kill_server_after = None
+        os.kill(store.db.info.backend_pid, signal.SIGKILL)
+
+
+def connection_lost(exc: BaseException) -> bool:
+    """Whether ``exc`` says the store's server went away or refused the session (a PostgreSQL
+    server that was killed or restarted, or is still recovering): the transaction in flight was
+    rolled back or, if its commit had been written, stands -- a new connection can go on."""
+    psycopg = sys.modules.get("psycopg")
+    return psycopg is not None and isinstance(exc, psycopg.OperationalError)
 
 
 def hash_text(text: str) -> int:
