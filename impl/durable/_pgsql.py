@@ -1,7 +1,8 @@
 """The PostgreSQL store's server-side functions: the claim and the applied completion (one and
 a batch), each one round trip, run under the store's advisory lock taken SHARED -- so claimers
-and completers run side by side -- while every other changing call takes it EXCLUSIVE (it then
-runs alone, as on SQLite).
+and completers run side by side, with renewals, which share it too and lock the row they
+change -- while every other changing call takes it EXCLUSIVE (it then runs alone, as on
+SQLite).
 
 What keeps the shared paths exact (specs/durable.md L7):
 

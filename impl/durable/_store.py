@@ -8,10 +8,11 @@
   so that waiting processes queue instead of failing.
 * :class:`PostgresStore` -- ``postgresql://...`` (psycopg 3): every changing transaction first
   takes one transaction-scoped advisory lock. The claim and the applied completion (server-side
-  functions, one round trip each: ``_pgsql``) take it SHARED and run side by side, the limit
-  kept exact by slot rows they lock ``FOR UPDATE SKIP LOCKED``; every other changing call takes
-  it EXCLUSIVE (``pg_advisory_xact_lock``) and runs alone. Tokens come from a sequence. The
-  tables live in a schema of their own (``?schema=name``, default ``schedcheck``).
+  functions, one round trip each: ``_pgsql``) and the renewal take it SHARED and run side by
+  side, the limit kept exact by slot rows a claim locks ``FOR UPDATE SKIP LOCKED``; every other
+  changing call takes it EXCLUSIVE (``pg_advisory_xact_lock``) and runs alone. Tokens come
+  from a sequence. The tables live in a schema of their own (``?schema=name``, default
+  ``schedcheck``).
 
 Both stores keep the limit as ``max_concurrency`` rows of ``dslot``: a RUNNING task holds one
 (``dtask.slot``, unique), every transition out of RUNNING frees it (sets it NULL).
@@ -107,8 +108,13 @@ class Store(Protocol):
     url: str
     #: SQL for the store's token counter: every token handed out is at most this (invariant L2)
     token_counter: str
+    #: appended to a SELECT of one task's row: lock it until the transaction ends
+    row_lock: str
 
-    def transaction(self, *, changing: bool = True) -> contextlib.AbstractContextManager[None]:
+    def transaction(self, *, changing: bool = True,
+                    shared: bool = False) -> contextlib.AbstractContextManager[None]:
+        """One transaction; ``shared``: a changing call that may run beside the claims and
+        completions (it locks the rows it changes)."""
         ...
 
     def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
@@ -128,6 +134,7 @@ class SqliteStore:
 
     kind = "sqlite"
     token_counter = "(SELECT CAST(value AS BIGINT) FROM dmeta WHERE key = 'token')"
+    row_lock = ""  # the write lock, taken by BEGIN IMMEDIATE, holds every row
 
     def __init__(self, path: str, *, synchronous: str = "NORMAL", url: str = "") -> None:
         if synchronous.upper() not in ("OFF", "NORMAL", "FULL", "EXTRA"):
@@ -150,7 +157,7 @@ class SqliteStore:
             self.db.execute(_SLOT_INDEX)
 
     @contextlib.contextmanager
-    def transaction(self, *, changing: bool = True) -> Iterator[None]:
+    def transaction(self, *, changing: bool = True, shared: bool = False) -> Iterator[None]:
         self.db.execute("BEGIN IMMEDIATE" if changing else "BEGIN")
         try:
             yield
@@ -181,6 +188,7 @@ class PostgresStore:
 
     kind = "postgresql"
     token_counter = "(SELECT last_value FROM dtoken)"
+    row_lock = " FOR UPDATE"
 
     def __init__(self, url: str, *, schema: str = "schedcheck") -> None:
         try:
@@ -223,12 +231,13 @@ class PostgresStore:
                 self.db.execute(function)
 
     @contextlib.contextmanager
-    def transaction(self, *, changing: bool = True) -> Iterator[None]:
-        """A changing transaction holds the advisory lock EXCLUSIVE: no claim or completion of
-        the shared-lock functions runs beside it."""
+    def transaction(self, *, changing: bool = True, shared: bool = False) -> Iterator[None]:
+        """A changing transaction holds the advisory lock EXCLUSIVE (no claim or completion of
+        the shared-lock functions runs beside it), or SHARED with ``shared`` (a renewal: it
+        locks the one row it changes)."""
         # BEGIN and the lock in one round trip (no parameters: the simple query protocol)
-        begin = f"BEGIN; SELECT pg_advisory_xact_lock({int(self._lock)})" if changing \
-            else "BEGIN"
+        lock = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
+        begin = f"BEGIN; SELECT {lock}({int(self._lock)})" if changing else "BEGIN"
         self.db.execute(begin)
         try:
             yield

@@ -3,14 +3,14 @@ worker processes, plus leases (specs/durable.md).
 
 Every call is one transaction (SQLite ``BEGIN IMMEDIATE``; PostgreSQL a transaction under one
 advisory lock: SHARED for the claim and the applied completion, which run side by side as
-server-side functions, EXCLUSIVE for every other changing call). The exact concurrency limit
-holds across processes through ``max_concurrency`` slots: a claim takes free slots (on
-PostgreSQL it locks their rows ``FOR UPDATE SKIP LOCKED`` and then checks them again, so two
-claimers never take one) and makes a task RUNNING only with a slot of its own; every transition
-out of RUNNING frees it in the same statement (specs/durable.md L7). Nothing of the graph is
-kept in memory between calls; each call reads only the rows it needs through the primary key,
-the ``(state, seq)`` index and the reverse-edge index (``start()`` reads the whole graph once
-for its cycle check).
+server-side functions, and for the renewal; EXCLUSIVE for every other changing call). The
+exact concurrency limit holds across processes through ``max_concurrency`` slots: a claim
+takes free slots (on PostgreSQL it locks their rows ``FOR UPDATE SKIP LOCKED`` and then checks
+them again, so two claimers never take one) and makes a task RUNNING only with a slot of its
+own; every transition out of RUNNING frees it in the same statement (specs/durable.md L7).
+Nothing of the graph is kept in memory between calls; each call reads only the rows it needs
+through the primary key, the ``(state, seq)`` index and the reverse-edge index (``start()``
+reads the whole graph once for its cycle check).
 
 Leases (specs/durable.md L1..L7): ``ready()`` grants each claim a *fencing token* (one counter
 per store -- on PostgreSQL a sequence -- so a later claim always has a larger token) and an
@@ -370,8 +370,15 @@ class DurableScheduler:
         (nobody else holds the task)."""
         g = require_int(generation, "generation")
         tok = require_int(token, "token")
-        with self.store.transaction():
-            row = self._get(task_id)
+        require_hashable(task_id, "task_id")
+        # beside claims and completions (they never move a RUNNING task's lease; a completion
+        # of this task waits for the row lock, or is waited for); a reclaim runs alone
+        with self.store.transaction(shared=True):
+            rows = self.store.rows(f"SELECT {_COLS} FROM dtask WHERE id = ?"
+                                   f"{self.store.row_lock}", (encode_id(task_id),))
+            if not rows:
+                raise UnknownTaskError(task_id)
+            row = _Row(*rows[0])
             state = TaskState[row.state]
             if g != row.gen or (row.state == RUN and tok != row.token):
                 return Renewal(Outcome.STALE, state, None)

@@ -111,6 +111,31 @@ def test_two_completions_release_their_common_dependent(pg_url: str) -> None:
     one.check_invariants()
 
 
+def test_a_renewal_beside_a_completion_sees_it(pg_url: str) -> None:
+    """A renewal holds the lock shared too: it locks the task's row before it decides, so a
+    completion left open makes it wait, and then it answers REJECTED -- it never writes an
+    expiry into the SUCCEEDED row (L1). A renewal of another task does not wait."""
+    url = _fresh(pg_url, "renew")
+    one, two = DurableScheduler(url, 2, LEASE), DurableScheduler(url, 2, LEASE)
+    one.submit("a")
+    one.submit("b")
+    one.start()
+    a, b = one.ready()
+    with psycopg.connect(pg_url, autocommit=True) as watch:
+        _pg(one).db.execute("BEGIN")
+        assert one.complete("a", a.generation, token=a.token).outcome is Outcome.APPLIED
+        other = _Call(lambda: two.renew("b", b.generation, b.token),
+                      _pg(two).db.info.backend_pid, watch)
+        assert other.settle() is False and other.outcome().outcome is Outcome.APPLIED
+        call = _Call(lambda: two.renew("a", a.generation, a.token),
+                     _pg(two).db.info.backend_pid, watch)
+        assert call.settle() is True  # waits for the completion's row lock
+        _pg(one).db.execute("COMMIT")
+        assert call.outcome().outcome is Outcome.REJECTED
+    assert one.info("a").expires is None
+    one.check_invariants()
+
+
 def test_threads_keep_the_limit_and_finish_a_graph(pg_url: str) -> None:
     """Four threads, each with its own connection, claim one task at a time and complete it,
     against a limit of 2, over five layers of six tasks (each needs two of the layer before):
