@@ -7,6 +7,9 @@ as the ``postgres`` user (PostgreSQL refuses to run as root).
     with TempCluster() as url:        # postgresql://postgres@127.0.0.1:PORT/postgres
         ...
 
+``restart()`` stops the server at once, as a crash leaves it (no shutdown checkpoint), and
+starts it again on the same port: it recovers from its WAL before it accepts connections.
+
 :class:`ClusterUnavailable` says why a server could not start (the tests skip with it).
 """
 
@@ -55,6 +58,8 @@ class TempCluster:
         self.dir: str | None = None
         self.port = 0
         self._prefix: list[str] = []
+        self._opts = ""
+        self.url = ""  #: the server's URL once entered
 
     def _run(self, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([*self._prefix, *args], capture_output=True, text=True,
@@ -84,10 +89,20 @@ class TempCluster:
             self._cleanup()
             raise ClusterUnavailable(f"initdb failed: {init.stderr.strip()[-400:]}")
         self.port = _free_port()
-        opts = (f"-h 127.0.0.1 -p {self.port} -k {self.dir} -c max_connections="
-                f"{self.max_connections}" + ("" if self.fsync else " -F"))
-        started = self._run(pg_ctl, "-D", data, "-o", opts, "-l",
-                            os.path.join(self.dir, "log"), "-w", "-t", "60", "start")
+        self._opts = (f"-h 127.0.0.1 -p {self.port} -k {self.dir} -c max_connections="
+                      f"{self.max_connections}" + ("" if self.fsync else " -F"))
+        try:
+            self._start(pg_ctl)
+        except ClusterUnavailable:
+            self._cleanup()
+            raise
+        self.url = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+        return self.url
+
+    def _start(self, pg_ctl: str) -> None:
+        assert self.dir is not None
+        started = self._run(pg_ctl, "-D", os.path.join(self.dir, "data"), "-o", self._opts,
+                            "-l", os.path.join(self.dir, "log"), "-w", "-t", "60", "start")
         if started.returncode:
             log = ""
             try:
@@ -95,10 +110,19 @@ class TempCluster:
                     log = fh.read()[-400:]
             except OSError:
                 pass
-            self._cleanup()
             raise ClusterUnavailable(f"pg_ctl start failed: {started.stderr.strip()[-300:]} "
                                      f"{log}")
-        return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+
+    def restart(self) -> None:
+        """Stop the server at once -- every server process ends where it is, no shutdown
+        checkpoint, as after a crash -- and start it again on the same port; returns once it
+        has recovered from its WAL and accepts connections."""
+        pg_ctl = find_bin("pg_ctl")
+        if self.dir is None or pg_ctl is None:
+            raise RuntimeError("restart() of a cluster that is not running: enter it first")
+        self._run(pg_ctl, "-D", os.path.join(self.dir, "data"), "-m", "immediate", "-w",
+                  "stop")
+        self._start(pg_ctl)
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:

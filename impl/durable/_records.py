@@ -27,7 +27,7 @@ P, R, RUN = "PENDING", "READY", "RUNNING"
 OK, FAILED, BLK, CAN = "SUCCEEDED", "FAILED", "BLOCKED", "CANCELLED"
 _DEAD_NAMES = tuple(s.name for s in DEAD)
 _COLS = ("id, seq, gen, state, deps, fn, requested, cause_kind, cause_id, cause_gen, error, "
-         "token, expires, attempts")
+         "token, expires, attempts, slot")
 
 #: complete/fail/cancel: (call, state, cancel requested) -> (outcome, next state); a key that is
 #: not here is REJECTED (the same table as the reference model's TRANSITIONS)
@@ -108,6 +108,7 @@ class _Row(NamedTuple):
     token: int | None
     expires: float | None
     attempts: int
+    slot: int | None  #: the limit's slot a RUNNING generation holds (specs/durable.md L7)
 
     def cause(self) -> Cause | None:
         if self.cause_kind is None or self.cause_id is None or self.cause_gen is None:

@@ -7,9 +7,15 @@
   first, so two processes never both read a free slot and then both write it), a busy timeout
   so that waiting processes queue instead of failing.
 * :class:`PostgresStore` -- ``postgresql://...`` (psycopg 3): every changing transaction first
-  takes one transaction-scoped advisory lock (``pg_advisory_xact_lock``), so a claim reads
-  ``limit - count(RUNNING)`` with no other claimer between the read and the write; the tables
-  live in a schema of their own (``?schema=name``, default ``schedcheck``).
+  takes one transaction-scoped advisory lock. The claim and the applied completion (server-side
+  functions, one round trip each: ``_pgsql``) and the renewal take it SHARED and run side by
+  side, the limit kept exact by slot rows a claim locks ``FOR UPDATE SKIP LOCKED``; every other
+  changing call takes it EXCLUSIVE (``pg_advisory_xact_lock``) and runs alone. Tokens come
+  from a sequence. The tables live in a schema of their own (``?schema=name``, default
+  ``schedcheck``).
+
+Both stores keep the limit as ``max_concurrency`` rows of ``dslot``: a RUNNING task holds one
+(``dtask.slot``, unique), every transition out of RUNNING frees it (sets it NULL).
 
 Task ids are stored as text (:func:`encode_id`/:func:`decode_id`): str, int, float, bytes,
 None, bool and tuples of those keep their type across processes.
@@ -24,24 +30,32 @@ import os
 import re
 import signal
 import sqlite3
+import sys
 from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
-__all__ = ["PostgresStore", "SqliteStore", "Store", "decode_id", "encode_id", "open_store"]
+from schedcheck.impl.durable._pgsql import FUNCTIONS
+
+__all__ = ["PostgresStore", "SqliteStore", "Store", "connection_lost", "decode_id", "encode_id",
+           "open_store"]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS dtask (
     id TEXT PRIMARY KEY, seq BIGINT NOT NULL, gen BIGINT NOT NULL, state TEXT NOT NULL,
     deps TEXT NOT NULL, fn TEXT, requested INTEGER NOT NULL DEFAULT 0,
     cause_kind TEXT, cause_id TEXT, cause_gen BIGINT, error TEXT,
-    token BIGINT, expires DOUBLE PRECISION, attempts INTEGER NOT NULL DEFAULT 0);
+    token BIGINT, expires DOUBLE PRECISION, attempts INTEGER NOT NULL DEFAULT 0, slot BIGINT);
 CREATE INDEX IF NOT EXISTS dtask_by_state ON dtask (state, seq);
 CREATE TABLE IF NOT EXISTS dedge (dep TEXT NOT NULL, dependent TEXT NOT NULL,
     PRIMARY KEY (dep, dependent));
 CREATE INDEX IF NOT EXISTS dedge_by_dependent ON dedge (dependent);
 CREATE TABLE IF NOT EXISTS dmeta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS dslot (slot BIGINT PRIMARY KEY);
 """
+
+#: after SCHEMA and the ``slot`` column of a store written before slots were kept
+_SLOT_INDEX = "CREATE UNIQUE INDEX IF NOT EXISTS dtask_by_slot ON dtask (slot)"
 
 #: the advisory lock every changing Postgres transaction takes (one per schema: see below)
 _LOCK_BASE = 0x5C4ED0
@@ -92,8 +106,15 @@ class Store(Protocol):
 
     kind: str
     url: str
+    #: SQL for the store's token counter: every token handed out is at most this (invariant L2)
+    token_counter: str
+    #: appended to a SELECT of one task's row: lock it until the transaction ends
+    row_lock: str
 
-    def transaction(self, *, changing: bool = True) -> contextlib.AbstractContextManager[None]:
+    def transaction(self, *, changing: bool = True,
+                    shared: bool = False) -> contextlib.AbstractContextManager[None]:
+        """One transaction; ``shared``: a changing call that may run beside the claims and
+        completions (it locks the rows it changes)."""
         ...
 
     def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
@@ -112,6 +133,8 @@ class SqliteStore:
     process; the file is shared)."""
 
     kind = "sqlite"
+    token_counter = "(SELECT CAST(value AS BIGINT) FROM dmeta WHERE key = 'token')"
+    row_lock = ""  # the write lock, taken by BEGIN IMMEDIATE, holds every row
 
     def __init__(self, path: str, *, synchronous: str = "NORMAL", url: str = "") -> None:
         if synchronous.upper() not in ("OFF", "NORMAL", "FULL", "EXTRA"):
@@ -129,9 +152,12 @@ class SqliteStore:
             for stmt in SCHEMA.split(";"):
                 if stmt.strip():
                     self.db.execute(stmt)
+            if "slot" not in {r[1] for r in self.db.execute("PRAGMA table_info(dtask)")}:
+                self.db.execute("ALTER TABLE dtask ADD COLUMN slot BIGINT")  # an older store
+            self.db.execute(_SLOT_INDEX)
 
     @contextlib.contextmanager
-    def transaction(self, *, changing: bool = True) -> Iterator[None]:
+    def transaction(self, *, changing: bool = True, shared: bool = False) -> Iterator[None]:
         self.db.execute("BEGIN IMMEDIATE" if changing else "BEGIN")
         try:
             yield
@@ -157,106 +183,12 @@ class SqliteStore:
 
 _PLACEHOLDER = re.compile(r"\?")
 
-#: rule 4's APPLIED case as one server-side call (the lock is then held for no client round
-#: trip): RUNNING generation ``g`` (with token ``tok`` when given) -> SUCCEEDED, then each
-#: PENDING dependent with nothing outstanding -> READY. NULL when that case does not apply: the
-#: caller then decides the reply (STALE, DUPLICATE, REJECTED) the ordinary way.
-_PG_COMPLETE = """
-CREATE OR REPLACE FUNCTION dcomplete(k TEXT, g BIGINT, tok BIGINT, lockkey BIGINT)
-RETURNS TEXT LANGUAGE plpgsql AS $$
-BEGIN
-    PERFORM pg_advisory_xact_lock(lockkey);
-    UPDATE dtask SET state = 'SUCCEEDED', token = NULL, expires = NULL
-     WHERE id = k AND gen = g AND state = 'RUNNING' AND (tok IS NULL OR token = tok);
-    IF NOT FOUND THEN
-        RETURN NULL;
-    END IF;
-    UPDATE dtask SET state = 'READY' WHERE state = 'PENDING'
-       AND id IN (SELECT dependent FROM dedge WHERE dep = k)
-       AND NOT EXISTS (SELECT 1 FROM dedge e LEFT JOIN dtask d ON d.id = e.dep
-                        WHERE e.dependent = dtask.id
-                          AND (d.state IS NULL OR d.state <> 'SUCCEEDED'));
-    RETURN 'APPLIED';
-END $$"""
-
-#: ``dcomplete`` for several reports under one lock, in order: 'APPLIED' for each, up to the
-#: first that is not that case (NULL, last): the caller decides it and sends the rest again
-_PG_COMPLETE_MANY = """
-CREATE OR REPLACE FUNCTION dcomplete_many(ks TEXT[], gs BIGINT[], toks BIGINT[], lockkey BIGINT)
-RETURNS TEXT[] LANGUAGE plpgsql AS $$
-DECLARE
-    out TEXT[] := '{}';
-BEGIN
-    PERFORM pg_advisory_xact_lock(lockkey);
-    FOR i IN 1 .. COALESCE(array_length(ks, 1), 0) LOOP
-        UPDATE dtask SET state = 'SUCCEEDED', token = NULL, expires = NULL
-         WHERE id = ks[i] AND gen = gs[i] AND state = 'RUNNING'
-           AND (toks[i] IS NULL OR token = toks[i]);
-        IF FOUND THEN
-            UPDATE dtask SET state = 'READY' WHERE state = 'PENDING'
-               AND id IN (SELECT dependent FROM dedge WHERE dep = ks[i])
-               AND NOT EXISTS (SELECT 1 FROM dedge e LEFT JOIN dtask d ON d.id = e.dep
-                                WHERE e.dependent = dtask.id
-                                  AND (d.state IS NULL OR d.state <> 'SUCCEEDED'));
-            out := out || 'APPLIED'::TEXT;
-        ELSE
-            RETURN out || NULL::TEXT;  -- the caller decides this one, then sends the rest
-        END IF;
-    END LOOP;
-    RETURN out;
-END $$"""
-
-#: rule 3's claim as one server-side call when nothing is to be reclaimed: the free slots
-#: (``mc - count(RUNNING)``, at most ``lim``), READY tasks in submission sequence made RUNNING
-#: with the next tokens. One row with a NULL id when the ordinary path must decide (not
-#: started, closed, or an expired lease to reclaim first).
-_PG_CLAIM = """
-CREATE OR REPLACE FUNCTION dclaim(lim BIGINT, tnow DOUBLE PRECISION, lease DOUBLE PRECISION,
-                                  mc BIGINT, lockkey BIGINT)
-RETURNS TABLE (rid TEXT, rgen BIGINT, rfn TEXT, rtoken BIGINT) LANGUAGE plpgsql AS $$
-DECLARE
-    n BIGINT;
-    base BIGINT;
-    got BIGINT;
-BEGIN
-    PERFORM pg_advisory_xact_lock(lockkey);
-    IF NOT EXISTS (SELECT 1 FROM dmeta m WHERE m.key = 'started' AND m.value = '1')
-       OR EXISTS (SELECT 1 FROM dmeta m WHERE m.key = 'closed' AND m.value = '1')
-       OR EXISTS (SELECT 1 FROM dtask t WHERE t.state = 'RUNNING' AND t.expires < tnow) THEN
-        rid := NULL;
-        RETURN NEXT;
-        RETURN;
-    END IF;
-    n := mc - (SELECT COUNT(*) FROM dtask t WHERE t.state = 'RUNNING');
-    IF lim IS NOT NULL AND lim < n THEN
-        n := lim;
-    END IF;
-    IF n <= 0 THEN
-        RETURN;
-    END IF;
-    base := COALESCE((SELECT m.value::BIGINT FROM dmeta m WHERE m.key = 'token'), 0);
-    RETURN QUERY
-    WITH pick AS (
-        SELECT t.id AS pid, ROW_NUMBER() OVER (ORDER BY t.seq) AS i FROM dtask t
-         WHERE t.state = 'READY' ORDER BY t.seq LIMIT n),
-    upd AS (
-        UPDATE dtask t SET state = 'RUNNING', token = base + p.i, expires = tnow + lease,
-               attempts = t.attempts + 1
-          FROM pick p WHERE t.id = p.pid
-        RETURNING t.id, t.gen, t.fn, t.token)
-    SELECT u.id, u.gen, u.fn, u.token FROM upd u ORDER BY u.token;
-    GET DIAGNOSTICS got = ROW_COUNT;
-    IF got > 0 THEN
-        INSERT INTO dmeta (key, value) VALUES ('token', (base + got)::TEXT)
-            ON CONFLICT (key) DO UPDATE SET value = excluded.value;
-    END IF;
-END $$"""
-
-
 class PostgresStore:
     """One psycopg 3 connection; the tables in schema ``schema``."""
 
     kind = "postgresql"
+    token_counter = "(SELECT last_value FROM dtoken)"
+    row_lock = " FOR UPDATE"
 
     def __init__(self, url: str, *, schema: str = "schedcheck") -> None:
         try:
@@ -271,22 +203,41 @@ class PostgresStore:
         self.db = psycopg.connect(url, autocommit=True)
         self.statements = 0
         self.crash_after: int | None = None
+        #: fault injection: SIGKILL the server process of this connection (the store process)
+        #: just before statement N, once; the server then ends every other session and recovers
+        self.kill_server_after: int | None = None
         self._lock = _LOCK_BASE ^ (hash_text(schema) & 0xFFFFFF)
         self.db.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
         self.db.execute(f"SET search_path TO {schema}")
+        # The store's statements reach a few rows through indexes. Between two vacuums those
+        # indexes are full of entries of rows that left the state looked for: a plain index
+        # scan stops early and marks them dead for the next scan, a bitmap scan visits them all
+        # at every call. And no parameter changes a statement's best plan, but the planner
+        # would re-plan several of them at every call (an array or a LIMIT as a parameter makes
+        # the generic plan look dearer than it is): one plan each, kept.
+        self.db.execute("SET enable_bitmapscan = off")
+        self.db.execute("SET plan_cache_mode = force_generic_plan")
         with self.transaction():
             for stmt in SCHEMA.split(";"):
                 if stmt.strip():
                     self.db.execute(stmt)
-            self.db.execute(_PG_COMPLETE)
-            self.db.execute(_PG_CLAIM)
-            self.db.execute(_PG_COMPLETE_MANY)
+            self.db.execute("CREATE SEQUENCE IF NOT EXISTS dtoken")
+            if not self.db.execute(
+                    "SELECT 1 FROM information_schema.columns WHERE table_schema = %s AND "
+                    "table_name = 'dtask' AND column_name = 'slot'", (schema,)).fetchone():
+                self.db.execute("ALTER TABLE dtask ADD COLUMN slot BIGINT")  # an older store
+            self.db.execute(_SLOT_INDEX)
+            for function in FUNCTIONS:
+                self.db.execute(function)
 
     @contextlib.contextmanager
-    def transaction(self, *, changing: bool = True) -> Iterator[None]:
+    def transaction(self, *, changing: bool = True, shared: bool = False) -> Iterator[None]:
+        """A changing transaction holds the advisory lock EXCLUSIVE (no claim or completion of
+        the shared-lock functions runs beside it), or SHARED with ``shared`` (a renewal: it
+        locks the one row it changes)."""
         # BEGIN and the lock in one round trip (no parameters: the simple query protocol)
-        begin = f"BEGIN; SELECT pg_advisory_xact_lock({int(self._lock)})" if changing \
-            else "BEGIN"
+        lock = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
+        begin = f"BEGIN; SELECT {lock}({int(self._lock)})" if changing else "BEGIN"
         self.db.execute(begin)
         try:
             yield
@@ -314,9 +265,16 @@ class PostgresStore:
         cur = self.db.execute(self._sql(sql), tuple(args))
         return [tuple(r) for r in cur.fetchall()]
 
+    def tokens(self, n: int) -> list[int]:
+        """The next ``n`` fencing tokens, ascending (from the sequence ``dtoken``)."""
+        _count(self)
+        rows = self.db.execute("SELECT nextval('dtoken') FROM generate_series(1, %s)",
+                               (n,)).fetchall()
+        return sorted(int(r[0]) for r in rows)
+
     def complete_fast(self, key: str, gen: int, token: int | None) -> bool:
-        """Rule 4's APPLIED case in one round trip (see ``_PG_COMPLETE``); False: not that
-        case, decide the reply the ordinary way."""
+        """Rule 4's APPLIED case in one round trip (``dcomplete`` in ``_pgsql``); False: not
+        that case, decide the reply the ordinary way."""
         _count(self)
         row = self.db.execute("SELECT dcomplete(%s, %s, %s, %s)",
                               (key, gen, token, self._lock)).fetchone()
@@ -333,20 +291,23 @@ class PostgresStore:
 
     def claim_fast(self, limit: int | None, now: float, lease: float,
                    max_concurrency: int) -> list[tuple[Any, ...]] | None:
-        """Rule 3 in one round trip when nothing is to be reclaimed (see ``_PG_CLAIM``):
-        the claimed (id, gen, fn, token) rows; None: take the ordinary path."""
+        """Rule 3 in one round trip when nothing is to be reclaimed (``dclaim`` in
+        ``_pgsql``): the claimed (id, gen, fn, token) rows, in token order; None: take the
+        ordinary path."""
         _count(self)
         rows = self.db.execute("SELECT * FROM dclaim(%s, %s, %s, %s, %s)",
                                (limit, now, lease, max_concurrency, self._lock)).fetchall()
         if rows and rows[0][0] is None:
             return None
-        return [tuple(r) for r in rows]
+        return sorted((tuple(r) for r in rows), key=lambda r: int(r[3]))
 
     def reset(self) -> None:
-        """Delete every row of this store (its tables stay): a fresh, empty scheduler."""
+        """Delete every row of this store (its tables stay) and start its tokens again at 1: a
+        fresh, empty scheduler."""
         with self.transaction():
-            for table in ("dedge", "dtask", "dmeta"):
+            for table in ("dedge", "dtask", "dmeta", "dslot"):
                 self.db.execute(f"DELETE FROM {table}")
+            self.db.execute("ALTER SEQUENCE dtoken RESTART")
 
     def drop(self) -> None:
         """Remove this store's schema and every row in it."""
@@ -358,10 +319,24 @@ class PostgresStore:
 
 def _count(store: Any) -> None:
     """Count a statement; with ``crash_after`` set (fault injection for the crash tests), the
-    process kills itself with SIGKILL just before that statement -- inside a transaction."""
+    process kills itself with SIGKILL just before that statement -- inside a transaction; with
+    ``kill_server_after`` (PostgreSQL) it kills the server process it talks to instead: the
+    statement then fails with ``psycopg.OperationalError``."""
     store.statements += 1
     if store.crash_after is not None and store.statements >= store.crash_after:
         os.kill(os.getpid(), signal.SIGKILL)
+    kill = getattr(store, "kill_server_after", None)
+    if kill is not None and store.statements >= kill:
+        store.kill_server_after = None
+        os.kill(store.db.info.backend_pid, signal.SIGKILL)
+
+
+def connection_lost(exc: BaseException) -> bool:
+    """Whether ``exc`` says the store's server went away or refused the session (a PostgreSQL
+    server that was killed or restarted, or is still recovering): the transaction in flight was
+    rolled back or, if its commit had been written, stands -- a new connection can go on."""
+    psycopg = sys.modules.get("psycopg")
+    return psycopg is not None and isinstance(exc, psycopg.OperationalError)
 
 
 def hash_text(text: str) -> int:

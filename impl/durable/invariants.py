@@ -15,7 +15,7 @@ _PR = "('PENDING', 'READY')"
 _DEAD = "('FAILED', 'BLOCKED', 'CANCELLED')"
 
 #: (rule, what must hold, a query returning the rows that break it); ``:mc``/``:ma`` are
-#: max_concurrency and max_attempts
+#: max_concurrency and max_attempts, ``:counter`` the store's token counter
 QUERIES: tuple[tuple[str, str, str], ...] = (
     ("I3", "RUNNING tasks <= max_concurrency",
      "SELECT COUNT(*) FROM dtask WHERE state = 'RUNNING' HAVING COUNT(*) > :mc"),
@@ -52,8 +52,15 @@ QUERIES: tuple[tuple[str, str, str], ...] = (
     ("L1", "no two RUNNING tasks hold the same fencing token",
      "SELECT token FROM dtask WHERE token IS NOT NULL GROUP BY token HAVING COUNT(*) > 1"),
     ("L2", "every token handed out is at most the store's token counter",
-     "SELECT id FROM dtask WHERE token IS NOT NULL AND token > (SELECT CAST(value AS BIGINT) "
-     "FROM dmeta WHERE key = 'token')"),
+     "SELECT id FROM dtask WHERE token IS NOT NULL AND token > :counter"),
+    ("L7", "the store holds max_concurrency slots",
+     "SELECT COUNT(*) FROM dslot HAVING COUNT(*) <> :mc"),
+    ("L7", "a RUNNING task holds one of the store's slots; no other task holds one",
+     "SELECT t.id, t.state, t.slot FROM dtask t LEFT JOIN dslot s ON s.slot = t.slot WHERE "
+     "(t.state = 'RUNNING') <> (t.slot IS NOT NULL) OR (t.slot IS NOT NULL AND "
+     "s.slot IS NULL)"),
+    ("L7", "no two tasks hold one slot",
+     "SELECT slot FROM dtask WHERE slot IS NOT NULL GROUP BY slot HAVING COUNT(*) > 1"),
     ("L4", "no task has more claims since its submit than max_attempts",
      "SELECT id, attempts FROM dtask WHERE attempts > :ma"),
     ("S", "every edge belongs to a task",
@@ -66,7 +73,8 @@ def check_store(store: SqliteStore | PostgresStore, max_concurrency: int,
                 max_attempts: int) -> None:
     """Run every query of :data:`QUERIES`; ``AssertionError`` at the first that finds rows."""
     queries = [(rule, words, sql.replace(":mc", str(int(max_concurrency))).replace(
-        ":ma", str(int(max_attempts)))) for rule, words, sql in QUERIES]
+        ":ma", str(int(max_attempts))).replace(":counter", store.token_counter))
+        for rule, words, sql in QUERIES]
     # one round trip when everything holds: the count of offending rows of every query
     counts = " UNION ALL ".join(f"SELECT {i} AS q, (SELECT COUNT(*) FROM ({sql}) AS x{i}) AS n"
                                 for i, (_, _, sql) in enumerate(queries))

@@ -1,20 +1,25 @@
 """The durable scheduler: the contract of specs/scheduler.md kept in a database shared by many
 worker processes, plus leases (specs/durable.md).
 
-Every call is one transaction (SQLite ``BEGIN IMMEDIATE``; PostgreSQL a transaction that first
-takes one advisory lock), so the exact concurrency limit holds across processes: a claim reads
-``max_concurrency - count(RUNNING)`` and writes its RUNNING rows with no other claimer in
-between. Nothing of the graph is kept in memory between calls; each call reads only the rows it
-needs through the primary key, the ``(state, seq)`` index and the reverse-edge index
-(``start()`` reads the whole graph once for its cycle check).
+Every call is one transaction (SQLite ``BEGIN IMMEDIATE``; PostgreSQL a transaction under one
+advisory lock: SHARED for the claim and the applied completion, which run side by side as
+server-side functions, and for the renewal; EXCLUSIVE for every other changing call). The
+exact concurrency limit holds across processes through ``max_concurrency`` slots: a claim
+takes free slots (on PostgreSQL it locks their rows ``FOR UPDATE SKIP LOCKED`` and then checks
+them again, so two claimers never take one) and makes a task RUNNING only with a slot of its
+own; every transition out of RUNNING frees it in the same statement (specs/durable.md L7).
+Nothing of the graph is kept in memory between calls; each call reads only the rows it needs
+through the primary key, the ``(state, seq)`` index and the reverse-edge index (``start()``
+reads the whole graph once for its cycle check).
 
 Leases (specs/durable.md L1..L7): ``ready()`` grants each claim a *fencing token* (one counter
-per store, so a later claim always has a larger token) and an expiry ``now + lease_seconds``;
-``renew(id, generation, token)`` extends it. The next ``ready()`` after a lease expired first
-*reclaims* it: the task gets a new generation, READY again (or PENDING/BLOCKED as rule 1 says),
-FAILED once ``max_attempts`` claims have expired, CANCELLED if a cancel was requested. The old
-worker's ``complete``/``fail`` then names an old generation and gets STALE -- never APPLIED.
-Execution is at-least-once: the old worker may still be running when the new one starts.
+per store -- on PostgreSQL a sequence -- so a later claim always has a larger token) and an
+expiry ``now + lease_seconds``; ``renew(id, generation, token)`` extends it. The next
+``ready()`` after a lease expired first *reclaims* it: the task gets a new generation, READY
+again (or PENDING/BLOCKED as rule 1 says), FAILED once ``max_attempts`` claims have expired,
+CANCELLED if a cancel was requested. The old worker's ``complete``/``fail`` then names an old
+generation and gets STALE -- never APPLIED. Execution is at-least-once: the old worker may
+still be running when the new one starts.
 """
 
 from __future__ import annotations
@@ -105,12 +110,34 @@ class DurableScheduler:
             stored = self._meta("max_concurrency")
             if stored is None:
                 self._set_meta("max_concurrency", str(self.max_concurrency))
+            if stored is None or int(stored) == self.max_concurrency:
+                self._ensure_slots()
         if stored is not None and int(stored) != self.max_concurrency:
             self.disconnect()
             raise ValueError(f"the store {self.url!r} was created with max_concurrency="
                              f"{stored}; open it with that value (the limit is global)")
 
     # ---- helpers (inside a transaction) --------------------------------------------------
+
+    def _ensure_slots(self) -> None:
+        """``max_concurrency`` slot rows (L7), one held by each RUNNING task: a new store, or
+        one written before slots were kept, gets them here."""
+        if int(self.store.rows("SELECT COUNT(*) FROM dslot")[0][0]) == self.max_concurrency:
+            return
+        self.store.execute("DELETE FROM dslot")
+        self.store.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n "
+                           "WHERE i < ?) INSERT INTO dslot (slot) SELECT i FROM n WHERE i <= ?",
+                           (self.max_concurrency, self.max_concurrency))
+        running = self.store.rows(f"SELECT id FROM dtask WHERE state = '{RUN}' ORDER BY seq")
+        self.store.executemany("UPDATE dtask SET slot = ? WHERE id = ?",
+                               [(i, k) for i, (k,) in enumerate(running, 1)])
+
+    def _tokens(self, metas: dict[str, str], n: int) -> list[int]:
+        """The next ``n`` fencing tokens, ascending (L2)."""
+        if isinstance(self.store, PostgresStore):
+            return self.store.tokens(n)
+        first = self._next("token", metas, n)
+        return list(range(first, first + n))
 
     def _meta(self, key: str) -> str | None:
         rows = self.store.rows("SELECT value FROM dmeta WHERE key = ?", (key,))
@@ -290,24 +317,28 @@ class DurableScheduler:
                 return []
             now = float(self.clock())
             self._reclaim(now)
-            running = self.store.rows(f"SELECT COUNT(*) FROM dtask WHERE state = '{RUN}'")
-            n = self.max_concurrency - int(running[0][0])
-            if limit is not None:
-                n = min(n, limit)
+            n = self.max_concurrency if limit is None else min(limit, self.max_concurrency)
             if n <= 0:
                 return []
+            # the free slots: max_concurrency - count(RUNNING) of them (L7)
+            slots = [int(s) for (s,) in self.store.rows(
+                "SELECT s.slot FROM dslot s WHERE NOT EXISTS (SELECT 1 FROM dtask t WHERE "
+                "t.slot = s.slot) ORDER BY s.slot LIMIT ?", (n,))]
+            if not slots:
+                return []
             rows = self.store.rows(f"SELECT id, gen, fn FROM dtask WHERE state = '{R}' "
-                                   "ORDER BY seq LIMIT ?", (n,))
+                                   "ORDER BY seq LIMIT ?", (len(slots),))
             if not rows:
                 return []
-            first = self._next("token", metas, len(rows))
+            tokens = self._tokens(metas, len(rows))
             expires = now + self.lease_seconds
             self.store.executemany(
-                f"UPDATE dtask SET state = '{RUN}', token = ?, expires = ?, "
+                f"UPDATE dtask SET state = '{RUN}', token = ?, expires = ?, slot = ?, "
                 f"attempts = attempts + 1 WHERE id = ? AND state = '{R}'",
-                [(first + i, expires, key) for i, (key, _, _) in enumerate(rows)])
+                [(tok, expires, slot, key) for tok, slot, (key, _, _) in
+                 zip(tokens, slots, rows)])
             return [DurableClaim(decode_id(key), int(gen), self._fns.get(key) or _resolve(name),
-                                 first + i, expires) for i, (key, gen, name) in enumerate(rows)]
+                                 tok, expires) for tok, (key, gen, name) in zip(tokens, rows)]
 
     def _reclaim(self, now: float) -> None:
         """L4: every RUNNING generation whose lease ended before ``now`` becomes a new
@@ -319,8 +350,8 @@ class DurableScheduler:
         for key, gen, requested, attempts, deps in rows:
             new = int(gen) + 1
             base = ("UPDATE dtask SET gen = ?, state = ?, requested = 0, token = NULL, "
-                    "expires = NULL, error = ?, cause_kind = ?, cause_id = ?, cause_gen = ? "
-                    "WHERE id = ?")
+                    "expires = NULL, slot = NULL, error = ?, cause_kind = ?, cause_id = ?, "
+                    "cause_gen = ? WHERE id = ?")
             if requested:
                 self.store.execute(base, (new, CAN, None, "cancelled", key, new, key))
                 self._block_from(key, Cause("cancelled", decode_id(key), new))
@@ -339,8 +370,15 @@ class DurableScheduler:
         (nobody else holds the task)."""
         g = require_int(generation, "generation")
         tok = require_int(token, "token")
-        with self.store.transaction():
-            row = self._get(task_id)
+        require_hashable(task_id, "task_id")
+        # beside claims and completions (they never move a RUNNING task's lease; a completion
+        # of this task waits for the row lock, or is waited for); a reclaim runs alone
+        with self.store.transaction(shared=True):
+            rows = self.store.rows(f"SELECT {_COLS} FROM dtask WHERE id = ?"
+                                   f"{self.store.row_lock}", (encode_id(task_id),))
+            if not rows:
+                raise UnknownTaskError(task_id)
+            row = _Row(*rows[0])
             state = TaskState[row.state]
             if g != row.gen or (row.state == RUN and tok != row.token):
                 return Renewal(Outcome.STALE, state, None)
@@ -382,8 +420,8 @@ class DurableScheduler:
         elif outcome is Outcome.APPLIED:
             cause = Cause("cancelled", task_id, gen) if nxt == CAN else None
             self.store.execute(
-                "UPDATE dtask SET state = ?, token = NULL, expires = NULL, cause_kind = ?, "
-                "cause_id = ?, cause_gen = ?, error = ? WHERE id = ?",
+                "UPDATE dtask SET state = ?, token = NULL, expires = NULL, slot = NULL, "
+                "cause_kind = ?, cause_id = ?, cause_gen = ?, error = ? WHERE id = ?",
                 (nxt, None if cause is None else "cancelled",
                  None if cause is None else key, None if cause is None else gen,
                  _encode_error(error) if call == "fail" else row.error, key))

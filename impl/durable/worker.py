@@ -4,9 +4,12 @@ One worker is a loop over one store: claim up to ``batch`` tasks (``ready``), ru
 function while a heartbeat thread renews its lease every third of ``lease_seconds``, report
 with the claim's generation *and* fencing token (``complete``/``fail``), and when nothing is
 READY wait ``poll`` seconds and claim again (that claim also reclaims expired leases: no cron
-is needed). SIGTERM/SIGINT stop it gracefully: the task in hand finishes and is reported,
-nothing new is claimed. With ``exit_when_idle`` it stops once no task is PENDING, READY or
-RUNNING.
+is needed). A worker outlives its store's server: when the connection is lost or cannot be
+made (a PostgreSQL server killed, restarted, still recovering) it connects again, ``poll``
+seconds between attempts, and tries the call in flight again -- a claim whose reply was lost
+is reclaimed once its lease ends, a report that had committed answers DUPLICATE the second
+time. SIGTERM/SIGINT stop it gracefully: the task in hand finishes and is reported, nothing
+new is claimed. With ``exit_when_idle`` it stops once no task is PENDING, READY or RUNNING.
 
 What runs: the claim's ``fn`` when the task was submitted with an importable function (it is
 called with no arguments, as the contract's runner does), else ``--fn module:callable``
@@ -24,6 +27,8 @@ tests judge these with ``schedcheck.harness.lease_history``.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import importlib
 import json
 import os
@@ -34,13 +39,17 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
-from schedcheck.impl.durable.scheduler import DurableClaim, DurableScheduler
+from schedcheck.impl.durable._store import connection_lost
+from schedcheck.impl.durable.scheduler import DurableClaim, DurableScheduler, Renewal
+
+from schedcheck.contract import Reply
 
 __all__ = ["SignalStop", "WorkerStats", "load_callable", "main", "run_worker"]
 
 _IDLE = ("PENDING", "READY", "RUNNING")
+_T = TypeVar("_T")
 
 
 @dataclass
@@ -50,6 +59,7 @@ class WorkerStats:
     failed: int = 0
     stale: int = 0  #: reports the store refused as STALE (this worker's lease had been lost)
     renewed: int = 0
+    reconnects: int = 0  #: connections to the store lost (and made again) while working
     outcomes: list[str] = field(default_factory=list)
 
 
@@ -78,31 +88,78 @@ class _History:
             os.write(self.fd, line.encode())
 
 
+class _Link:
+    """A scheduler object on the store, made again whenever its connection is lost (a
+    PostgreSQL server killed, restarted or still recovering): the worker waits for its store
+    instead of dying with it."""
+
+    def __init__(self, make: Callable[[], DurableScheduler], wait: Callable[[float], bool],
+                 poll: float, stats: WorkerStats) -> None:
+        self.make, self.wait, self.poll, self.stats = make, wait, poll, stats
+        self.sched: DurableScheduler | None = None
+        self.failures = 0  #: connection attempts failed in a row
+
+    def call(self, what: Callable[[DurableScheduler], _T]) -> _T:
+        """``what(scheduler)``; on a lost connection, connect again (every ``poll`` seconds
+        until the store answers) and call it again. A stop request ends the waiting: the
+        error is raised."""
+        while True:
+            try:
+                if self.sched is None:
+                    self.sched = self.make()
+                out = what(self.sched)
+                self.failures = 0
+                return out
+            except Exception as exc:
+                if not connection_lost(exc):
+                    raise
+                first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+                if self.sched is not None:
+                    self.stats.reconnects += 1
+                    print(f"worker {os.getpid()}: the connection to the store was lost "
+                          f"({first}); connecting again", file=sys.stderr, flush=True)
+                else:
+                    self.failures += 1
+                    if self.failures & (self.failures - 1) == 0:  # 1, 2, 4, ...: not each try
+                        print(f"worker {os.getpid()}: cannot connect to the store ({first}); "
+                              f"trying again every {self.poll} s", file=sys.stderr, flush=True)
+                self.close()
+                if self.wait(self.poll):
+                    raise
+
+    def close(self) -> None:
+        if self.sched is not None:
+            sched, self.sched = self.sched, None
+            with contextlib.suppress(Exception):  # the connection is broken already
+                sched.disconnect()
+
+
 class _Heartbeat(threading.Thread):
     """Renews the leases this worker holds, on a connection of its own."""
 
-    def __init__(self, make: Callable[[], DurableScheduler], every: float,
+    def __init__(self, make: Callable[[], DurableScheduler], every: float, poll: float,
                  history: _History, stats: WorkerStats) -> None:
         super().__init__(daemon=True)
-        self.make, self.every, self.history, self.stats = make, every, history, stats
+        self.make, self.every, self.poll = make, every, poll
+        self.history, self.stats = history, stats
         self.held: dict[Any, DurableClaim] = {}
         self.lock = threading.Lock()
         self.done = threading.Event()
 
     def run(self) -> None:
-        sched = self.make()
+        link = _Link(self.make, self.done.wait, self.poll, self.stats)
         try:
             while not self.done.wait(self.every):
                 with self.lock:
                     held = list(self.held.values())
                 for c in held:
-                    r = sched.renew(c.task_id, c.generation, c.token)
+                    r = link.call(functools.partial(_renew, claim=c))
                     if r.expires is not None:
                         self.stats.renewed += 1
                         self.history.write("renew", task=c.task_id, gen=c.generation,
                                            token=c.token, expires=r.expires)
         finally:
-            sched.disconnect()
+            link.close()
 
 
 class SignalStop:
@@ -138,15 +195,16 @@ def run_worker(url: str, *, max_concurrency: int, lease_seconds: float,
     def make() -> DurableScheduler:
         return DurableScheduler(url, max_concurrency, lease_seconds, max_attempts=max_attempts)
 
-    sched = make()
-    sched.store.crash_after = crash_after_statements
-    beat = _Heartbeat(make, lease_seconds / 3, log, stats)
+    link = _Link(make, stop.wait, poll, stats)
+    link.call(lambda s: setattr(s.store, "crash_after", crash_after_statements))
+    beat = _Heartbeat(make, lease_seconds / 3, poll, log, stats)
     beat.start()
     try:
         while not stop.is_set():
-            claims = sched.ready(batch)
+            claims = link.call(lambda s: s.ready(batch))
             if not claims:
-                if exit_when_idle and not any(sched.counts().get(s) for s in _IDLE):
+                if exit_when_idle and not any(link.call(DurableScheduler.counts).get(s)
+                                              for s in _IDLE):
                     break
                 stop.wait(poll)
                 continue
@@ -157,17 +215,21 @@ def run_worker(url: str, *, max_concurrency: int, lease_seconds: float,
                 with beat.lock:
                     beat.held[c.task_id] = c
             for c in claims:  # a stop request lets the claimed tasks finish
-                _run_one(sched, c, fn, log, stats)
+                _run_one(link, c, fn, log, stats)
                 with beat.lock:
                     beat.held.pop(c.task_id, None)
     finally:
         beat.done.set()
         beat.join()
-        sched.disconnect()
+        link.close()
     return stats
 
 
-def _run_one(sched: DurableScheduler, c: DurableClaim, fn: Callable[[Any], Any] | None,
+def _renew(sched: DurableScheduler, claim: DurableClaim) -> Renewal:
+    return sched.renew(claim.task_id, claim.generation, claim.token)
+
+
+def _run_one(link: _Link, c: DurableClaim, fn: Callable[[Any], Any] | None,
              log: _History, stats: WorkerStats) -> None:
     error: BaseException | None = None
     try:
@@ -178,12 +240,16 @@ def _run_one(sched: DurableScheduler, c: DurableClaim, fn: Callable[[Any], Any] 
     except Exception as exc:
         error = exc
     op = "complete" if error is None else "fail"
-    log.write("report-begin", task=c.task_id, gen=c.generation, token=c.token, op=op,
-              t=time.time())
-    if error is None:
-        reply = sched.complete(c.task_id, c.generation, token=c.token)
-    else:
-        reply = sched.fail(c.task_id, c.generation, repr(error), token=c.token)
+
+    def report(sched: DurableScheduler) -> Reply:
+        # each attempt is recorded: one cut short by a lost connection may have committed
+        log.write("report-begin", task=c.task_id, gen=c.generation, token=c.token, op=op,
+                  t=time.time())
+        if error is None:
+            return sched.complete(c.task_id, c.generation, token=c.token)
+        return sched.fail(c.task_id, c.generation, repr(error), token=c.token)
+
+    reply = link.call(report)
     log.write("report", task=c.task_id, gen=c.generation, token=c.token, op=op,
               outcome=reply.outcome.name, t=time.time())
     stats.outcomes.append(reply.outcome.name)
@@ -234,7 +300,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                        crash_after_statements=args.crash_after_statements)
     print(json.dumps({"pid": os.getpid(), "claimed": stats.claimed,
                       "completed": stats.completed, "failed": stats.failed,
-                      "stale": stats.stale, "renewed": stats.renewed}), flush=True)
+                      "stale": stats.stale, "renewed": stats.renewed,
+                      "reconnects": stats.reconnects}), flush=True)
     return 0
 
 

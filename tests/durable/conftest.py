@@ -19,18 +19,34 @@ from schedcheck.impl.durable._store import PostgresStore
 from schedcheck.pg_temp import ClusterUnavailable, TempCluster
 
 
-@pytest.fixture(scope="session")
-def pg_url() -> Iterator[str]:
-    """A private PostgreSQL server on 127.0.0.1 for this test session, removed afterwards."""
-    cluster = TempCluster(fsync=False)
+def _started(cluster: TempCluster) -> str:
     try:
-        url = cluster.__enter__()
+        return cluster.__enter__()
     except ClusterUnavailable as exc:
         if os.environ.get("SCHEDCHECK_REQUIRE_POSTGRES"):
             raise
         pytest.skip(f"PostgreSQL could not start, so its tests cannot run: {exc}")
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> Iterator[str]:
+    """A private PostgreSQL server on 127.0.0.1 for this test session, removed afterwards."""
+    cluster = TempCluster(fsync=False)
+    url = _started(cluster)
     try:
         yield url
+    finally:
+        cluster.__exit__(None, None, None)
+
+
+@pytest.fixture(scope="session")
+def pg_crashable() -> Iterator[TempCluster]:
+    """Another private PostgreSQL server, for the tests that kill its processes and restart
+    it (the other tests' server is never disturbed)."""
+    cluster = TempCluster(fsync=False)
+    _started(cluster)
+    try:
+        yield cluster
     finally:
         cluster.__exit__(None, None, None)
 

@@ -1,7 +1,9 @@
 """The crash tests' task function, run inside worker processes (``--fn
 tests.durable.crash_work:work``). The task named by ``CRASH_DOOM`` kills its own process with
 SIGKILL in the middle of its first run (an ``O_EXCL`` marker file makes that happen exactly
-once, whichever worker claims it); every run appends ``task pid`` to ``CRASH_DIR/effects``, the
+once, whichever worker claims it); the task named by ``CRASH_KILL_STORE`` kills the PostgreSQL
+server process of a connection it opens to ``CRASH_STORE_URL`` (once: the server then ends
+every session and recovers); every run appends ``task pid`` to ``CRASH_DIR/effects``, the
 side effect at-least-once execution may repeat."""
 
 from __future__ import annotations
@@ -16,12 +18,22 @@ def work(task_id: Any) -> None:
     fd = os.open(os.path.join(folder, "effects"), os.O_WRONLY | os.O_APPEND | os.O_CREAT)
     os.write(fd, f"{task_id} {os.getpid()}\n".encode())
     os.close(fd)
-    if task_id == os.environ.get("CRASH_DOOM"):
-        try:
-            os.close(os.open(os.path.join(folder, "doomed"), os.O_CREAT | os.O_EXCL))
-        except FileExistsError:
-            return
+    if task_id == os.environ.get("CRASH_KILL_STORE") and _first(folder, "store-killed"):
+        import psycopg
+        db = psycopg.connect(os.environ["CRASH_STORE_URL"], autocommit=True)
+        os.kill(db.info.backend_pid, signal.SIGKILL)
+        db.close()
+    if task_id == os.environ.get("CRASH_DOOM") and _first(folder, "doomed"):
         os.kill(os.getpid(), signal.SIGKILL)  # mid-task: the claim is held, nothing reported
+
+
+def _first(folder: str, marker: str) -> bool:
+    """True once per ``marker`` (an ``O_EXCL`` file), whichever process asks first."""
+    try:
+        os.close(os.open(os.path.join(folder, marker), os.O_CREAT | os.O_EXCL))
+    except FileExistsError:
+        return False
+    return True
 
 
 def hold(task_id: Any) -> None:
