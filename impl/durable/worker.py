@@ -298,10 +298,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                        history=args.history, exit_when_idle=args.exit_when_idle,
                        max_attempts=args.max_attempts, stop=stop,
                        crash_after_statements=args.crash_after_statements)
-    print(json.dumps({"pid": os.getpid(), "claimed": stats.claimed,
-                      "completed": stats.completed, "failed": stats.failed,
-                      "stale": stats.stale, "renewed": stats.renewed,
-                      "reconnects": stats.reconnects}), flush=True)
+    line = json.dumps({"pid": os.getpid(), "claimed": stats.claimed,
+                       "completed": stats.completed, "failed": stats.failed,
+                       "stale": stats.stale, "renewed": stats.renewed,
+                       "reconnects": stats.reconnects}) + "\n"
+    # one write of the whole line: the workers of one supervisor share its stdout, and
+    # print() writes the text and its newline apart (two lines could run into one)
+    sys.stdout.flush()
+    os.write(sys.stdout.fileno(), line.encode())
     return 0
 
 
@@ -315,10 +319,14 @@ def _supervise(args: argparse.Namespace, argv: list[str]) -> int:
 
     def forward(signum: int, _frame: Any) -> None:
         nonlocal stopping
+        first = not stopping
         stopping = True
-        for p in procs:
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
+        live = [p for p in procs if p.poll() is None]
+        for p in live:
+            p.send_signal(signal.SIGTERM)
+        if first:  # os.write: print() from a handler can meet a print in progress
+            os.write(2, f"stopping: {len(live)} worker(s) finish the task in hand, then "
+                        "exit\n".encode())
 
     for sig in (signal.SIGTERM, signal.SIGINT):  # before the first worker starts
         signal.signal(sig, forward)

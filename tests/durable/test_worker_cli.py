@@ -32,15 +32,20 @@ def test_sigterm_lets_the_task_in_hand_finish_and_claims_nothing_more(tmp_path: 
     sup = subprocess.Popen([sys.executable, "-m", "schedcheck.impl.durable.worker", url,
                             "--workers", "2", "--max-concurrency", "1",
                             "--fn", "tests.durable.crash_work:hold"],
-                           env=_env(tmp_path), cwd=ROOT, stdout=subprocess.PIPE)
+                           env=_env(tmp_path), cwd=ROOT, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE)
     with open(tmp_path / "started") as fifo:
         running = fifo.read()  # a worker is inside task `running` now
     sup.send_signal(signal.SIGTERM)
+    assert sup.stderr is not None
+    # the supervisor has passed the signal on (the workers have it) before the task may end:
+    # else the worker in hand could finish, claim and run the next before its signal lands
+    assert sup.stderr.readline().decode().startswith("stopping: 2 worker(s)")
     with open(tmp_path / "go", "w") as fifo:
         fifo.write("go")
-    assert sup.wait(timeout=60) == 0
-    stats = [json.loads(line) for line in sup.stdout.read().decode().splitlines()] \
-        if sup.stdout else []
+    out, err = sup.communicate(timeout=60)  # both pipes drained: nothing blocks on them
+    assert sup.returncode == 0, err.decode()
+    stats = [json.loads(line) for line in out.decode().splitlines()]
     # x finished and was reported; a claim already in flight when the signal landed (inside
     # the other worker's ready()) is finished too -- at most one -- and nothing after it
     states = {t: s.info(t).state.name for t in ("x", "y", "z")}
