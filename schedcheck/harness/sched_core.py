@@ -123,8 +123,12 @@ class SchedulerCoreMachine(SuiteMachine):
         return step, got
 
     def _doomed(self, tid: Any, seen: frozenset[Any] = frozenset()) -> bool:
-        """A dependency (or one of its own, transitively) failed or was cancelled."""
+        """A dependency (or one of its own, transitively) failed or was cancelled. A
+        dependency that succeeded ends the walk: what lies behind it no longer matters (a
+        design that accepts a task done without its claim can make a blocked task succeed)."""
         for dep in self.deps.get(tid, ()):
+            if self.state.get(dep) == "succeeded":
+                continue
             if self.state.get(dep) == "dead" or (dep not in seen
                                                  and self._doomed(dep, seen | {tid})):
                 return True
@@ -133,6 +137,8 @@ class SchedulerCoreMachine(SuiteMachine):
     def _killer(self, tid: Any, seen: frozenset[Any] = frozenset()) -> str | None:
         """S5 or S6: the rule of the failure or cancel upstream of ``tid``, if any."""
         for dep in self.deps.get(tid, ()):
+            if self.state.get(dep) == "succeeded":
+                continue
             if dep in self.killed:
                 return self.killed[dep]
             found = None if dep in seen else self._killer(dep, seen | {tid})
