@@ -11,7 +11,7 @@ that the first steps of most runs are adversarial:
 * a late callback from the generation before a resubmit;
 * a resubmit of a dependency with a live dependent;
 * a resubmit that drops an edge followed by the reverse edge (a cycle check that follows
-  stale edges reports a cycle that is not there);
+  stale edges reports a cycle that is not there), then a cycle of three closed through it;
 * a cancel of a RUNNING task, the worker's poll (``cancel_requested``) and its confirming
   ``fail``;
 * a resubmit that drops a dependency never submitted (start() must then succeed);
@@ -191,12 +191,18 @@ def resubmit_drops_unknown_dependency(p: Play, ids: list[str]) -> None:
 
 
 def resubmit_reverse_edge(p: Play, ids: list[str]) -> None:
-    a, z = ids[:2]
+    """``z`` drops its edge from ``a``, then ``a`` depends on ``z`` (no cycle: the old edge is
+    gone); then a third task closes a cycle of three through the new edge, which the started
+    scheduler must refuse with the cycle's path in graphlib's order (a cycle of two reads the
+    same both ways round: only three or more show a path listed backwards)."""
+    a, z, j = ids[:3]
     p.sub(a)
     p.sub(z, a)
     p.start()
     p.sub(z)
     p.sub(a, z)
+    p.sub(j, a)
+    p.sub(z, j)
 
 
 def cancel_under_running_dependent(p: Play, ids: list[str]) -> None:

@@ -170,7 +170,7 @@ def test_past_a_wrong_query_answer_the_wheel_run_goes_on(monkeypatch: pytest.Mon
         return answers[-1]
 
     monkeypatch.setattr(WheelChecks, "can_continue", counted)
-    result = run_wheel_suite(wm.FiredMarkedCancelledWheel, examples=40, seed=1, shrink=False,
+    result = run_wheel_suite(wm.FiredMarkedCancelledWheel, examples=40, seed=0, shrink=False,
                              set_aside=frozenset({W4, W_INV_ONCE}))
     assert result.counterexample is None
     assert answers and all(answers)
