@@ -37,6 +37,7 @@ from typing import Any
 
 from schedcheck.harness import guard
 from schedcheck.harness.result import Counterexample, Step
+from schedcheck.report.replay_runtime import current_hash_seed
 
 __all__ = ["replay_script"]
 
@@ -68,7 +69,10 @@ CHECKED_IN = {cwd!r}  #: the folder `schedcheck check` ran in
 #: where the checking python imported from: used only if the target's own imports need them
 SEARCH_PATHS = {paths!r}
 STEP_SECONDS = {step_seconds!r}  #: the check's time limit for one call
+#: the str hash seed the check ran with (None: random): the script runs again under it once
+HASH_SEED = {hash_seed!r}
 
+pin_hash_seed(HASH_SEED)
 factory = load_target(TARGET, CHECKED_IN, SEARCH_PATHS)
 '''
 
@@ -265,6 +269,7 @@ def replay_script(
         adapt=_adapt(),
         doubles=doubles,
         step_seconds=cx.step_seconds or guard.step_seconds(),
+        hash_seed=current_hash_seed(),
     )
     setup = cx.setup.strip() or "target = factory()"
     lines = [head, *preamble,
