@@ -5,12 +5,14 @@ exists, so its lateness is not counted from the past deadline."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from schedcheck.adapters import WheelAdapter, WheelCapabilities
 from schedcheck.harness.wheel_suite import run_wheel_suite
 
 UNIT = 5
+_KEYS = itertools.count()  # unique across wheels: a foreign handle never names one of ours
 
 
 class NextSlotRing(WheelAdapter):
@@ -24,13 +26,12 @@ class NextSlotRing(WheelAdapter):
     def build(self, tick: int, wheel_size: int) -> None:
         self.slots: dict[int, dict[int, Any]] = {}
         self.turned = 0  # slots 0 .. turned - 1 have expired
-        self.keys = 0
 
     def add(self, deadline: int, fire: Any) -> tuple[int, int]:
         slot = max(-(-deadline // UNIT), self.turned + 1) + self.extra_slots
-        self.keys += 1
-        self.slots.setdefault(slot, {})[self.keys] = fire
-        return slot, self.keys
+        key = next(_KEYS)
+        self.slots.setdefault(slot, {})[key] = fire
+        return slot, key
 
     def remove(self, token: tuple[int, int]) -> None:
         del self.slots[token[0]][token[1]]  # KeyError once it has fired
