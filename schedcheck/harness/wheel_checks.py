@@ -173,6 +173,10 @@ class WheelChecks(SuiteMachine):
             self.diverge(clause, message, step=step)
         finally:
             self._reading = False
+        # here only when the clause is set aside and the run goes on: like a query that
+        # answered right, it is no step of this run's counterexample (nor of its replay)
+        if self.trace.steps and self.trace.steps[-1] is step:
+            self.trace.steps.pop()
 
     def _check_counts(self, clause_pending: str, clause_lag: str) -> None:
         """pending() and lag_ticks() against the model (exact) or the target's own ledger."""
