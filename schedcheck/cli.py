@@ -125,6 +125,14 @@ def _again(result: RunResult, args: argparse.Namespace) -> str:
         cmd += f" --budget {args.budget:g}"
     if args.tolerance:
         cmd += " --tolerance"
+    if args.threads:
+        cmd += " --threads"
+    if args.step_seconds is not None:
+        cmd += f" --step-seconds {args.step_seconds:g}"
+    if args.no_shrink:
+        cmd += " --no-shrink"
+    if args.no_cost:
+        cmd += " --no-cost"
     return cmd
 
 

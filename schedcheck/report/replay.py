@@ -272,7 +272,10 @@ def replay_script(
         hash_seed=current_hash_seed(),
     )
     setup = cx.setup.strip() or "target = factory()"
-    lines = [head, *preamble,
+    # a race's replay imports schedcheck's thread controller: make it importable first
+    needs = ["need_schedcheck(SEARCH_PATHS)", ""] if "schedcheck" in "\n".join(
+        [setup, *preamble]) else []
+    lines = [head, *needs, *preamble,
              "with step_limit(-1, 'build the target', STEP_SECONDS):",
              textwrap.indent(setup, "    "), ""]
     lane: str | None = None

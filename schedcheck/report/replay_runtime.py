@@ -40,7 +40,7 @@ from typing import Any
 from schedcheck.adapt import error_name, norm_claim, norm_claims, norm_info, norm_reply
 
 __all__ = ["MAX_WALK", "current_hash_seed", "differs", "entries_held", "load_target",
-           "pin_hash_seed", "reproduced", "same", "step_limit"]
+           "need_schedcheck", "pin_hash_seed", "reproduced", "same", "step_limit"]
 
 #: Set in the environment of the replay's one re-run under the check's hash seed.
 _PINNED = "SCHEDCHECK_REPLAY_HASH_SEED_PINNED"
@@ -85,6 +85,25 @@ def load_target(spec: str, checked_in: str, search_paths: list[str]) -> Any:
         raise SystemExit(
             f"replay.py needs {exc.name or 'a module'}, which this python cannot import (the "
             f"target imports it): run it with the python the check ran with, e.g. "
+            f"{search_paths and sys.executable} replay.py") from None
+
+
+def need_schedcheck(search_paths: list[str]) -> None:
+    """Make schedcheck importable (a race's replay drives the recorded schedule with its
+    thread controller): from the folders the checking python imported from if need be."""
+    try:
+        importlib.import_module("schedcheck")
+        return
+    except ImportError:
+        pass
+    for where in search_paths:
+        site.addsitedir(where)
+    try:
+        importlib.import_module("schedcheck")
+    except ImportError:
+        raise SystemExit(
+            "this replay drives the recorded thread schedule with schedcheck's controller, "
+            "which this python cannot import: run it with the python the check ran with, e.g. "
             f"{search_paths and sys.executable} replay.py") from None
 
 

@@ -118,3 +118,28 @@ def test_an_error_with_other_fields_replays_as_that_error(tmp_path: Path) -> Non
     assert cx is not None and cx.divergence is not None
     assert "missing=['b']" in cx.divergence.actual, cx.divergence
     _replays_at_its_step(cx, FirstMissingOnly, tmp_path)
+
+
+def test_a_race_replay_of_a_target_without_schedcheck_finds_the_controller(
+        tmp_path: Path) -> None:
+    """A race's replay drives the recorded schedule with schedcheck's controller: it must be
+    importable under ``python3 -I`` even when the target is a file outside any checkout of
+    schedcheck that imports only the standard library (loading it never needed the check's
+    folders)."""
+    from schedcheck.harness.result import Step
+
+    (tmp_path / "answer.py").write_text("class Scheduler:\n    pass\n", encoding="utf-8")
+    step = Step(0, "controller = run_case.__module__", "replay the round under the same "
+                "schedule", expected="'linearizable'", actual="'schedcheck.concurrency.cases'",
+                diverged=True, clause="S-LIN",
+                observed="_raised is None and controller == 'schedcheck.concurrency.cases'")
+    cx = Counterexample(system="scheduler", clause="S-LIN", message="not linearizable",
+                        steps=[step],
+                        setup="from schedcheck.concurrency.hunt import Case, run_case  # factory")
+    script = tmp_path / "replay.py"
+    script.write_text(replay_script(cx, f"{tmp_path / 'answer.py'}:Scheduler", str(tmp_path)),
+                      encoding="utf-8")
+    done = subprocess.run([replay_python(), "-I", script.name], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert re.findall(r"^AssertionError: step (-?\d+) ", done.stderr, re.MULTILINE) == ["0"], (
+        done.stderr[-1500:])
