@@ -125,6 +125,14 @@ def _again(result: RunResult, args: argparse.Namespace) -> str:
         cmd += f" --budget {args.budget:g}"
     if args.tolerance:
         cmd += " --tolerance"
+    if args.threads:
+        cmd += " --threads"
+    if args.step_seconds is not None:
+        cmd += f" --step-seconds {args.step_seconds:g}"
+    if args.no_shrink:
+        cmd += " --no-shrink"
+    if args.no_cost:
+        cmd += " --no-cost"
     return cmd
 
 
@@ -516,7 +524,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _pin_hash_seed() -> None:
+    """Run the command again, once, with ``PYTHONHASHSEED=0`` when str hashes are random: a
+    target that walks a set of string ids then behaves the same in the search, in the
+    reduction and in each ``replay.py`` written (which runs itself under the same seed)."""
+    from schedcheck.report.replay_runtime import current_hash_seed
+
+    if current_hash_seed() is not None or sys.flags.ignore_environment:
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execve(sys.executable, [sys.executable, "-c", "import sys; sys.argv[0] = 'schedcheck'; "
+                               "from schedcheck.cli import main; sys.exit(main())",
+                               *sys.argv[1:]], {**os.environ, "PYTHONHASHSEED": "0"})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None:  # the command line itself (not a call from Python)
+        _pin_hash_seed()
     raw = list(argv) if argv is not None else sys.argv[1:]
     if raw[:1] == ["prove"]:  # every option after `prove` belongs to specs.prove
         return run_prove(raw[1:])

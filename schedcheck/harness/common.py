@@ -346,6 +346,10 @@ class SuiteMachine(RuleBasedStateMachine):
         crashed = step is not None and step.actual.startswith(CRASHES)
         if clause in self.set_aside or (clause in self.level_aside and not crashed):
             if self.can_continue(clause):
+                at = step if step is not None else (self.trace.steps[-1]
+                                                    if self.trace.steps else None)
+                if at is not None and clause not in at.aside.split(","):
+                    at.aside = ",".join(filter(None, [*at.aside.split(","), clause]))
                 return
             hypothesis.reject()
         if step is None:

@@ -67,6 +67,10 @@ class Step:
     #: on the diverging step: an expression true iff what broke the clause happened again, for
     #: a breach the step's reply does not show (a callback on the wrong thread, say)
     again: str | None = None
+    #: clauses set aside in this run (keep going) that differed from the model at this step:
+    #: the run went on with the model following the target, so the replay compares nothing
+    #: here (the clause's own counterexample is elsewhere)
+    aside: str = ""
 
 
 @dataclass

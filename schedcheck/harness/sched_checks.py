@@ -164,6 +164,8 @@ class SchedulerChecks(SuiteMachine):
                 self.m._adopt(tid, int(gen), contract.TaskState[state], adopted, requested)
             except (TypeError, ValueError, IndexError):
                 return False
+            if state in TERMINAL:  # seen to end, as compare_infos() would have recorded it
+                self.terminal_seen.setdefault((tid, int(gen)), (state, cause))
         try:
             self.m.check_invariants()
         except AssertionError:
@@ -310,10 +312,14 @@ class SchedulerChecks(SuiteMachine):
         if want != got:
             step.expected = f"UnknownDependencyError(task_id={want[0]!r}, missing={want[1]!r})"
             step.actual = f"UnknownDependencyError(task_id={got[0]!r}, missing={got[1]!r})"
+            # the replay's test: it raised the same error with the same fields again
+            again = ("_raised is not None and error_name(_raised) == 'UnknownDependencyError'"
+                     f" and repr((getattr(_raised, 'task_id', '<missing>'), "
+                     f"list(getattr(_raised, 'missing', ['<missing>'])))) == {repr(got)!r}")
             self.diverge(clause, f"{step.words}: `{step.code}` raised UnknownDependencyError "
                          f"with task_id/missing {got!r}; the contract fixes {want!r} (the "
                          "first task in submission sequence, missing ids in deps order)",
-                         step=step)
+                         step=step, again=again)
 
     def _check_cycle_oracle(self, step: Step, exp: Observed, act: Observed,
                             graph: dict[Any, tuple[Any, ...]], new_task: Any = None) -> None:
@@ -336,8 +342,11 @@ class SchedulerChecks(SuiteMachine):
             if problem is not None:
                 step.expected = "raises CycleError with a real cycle"
                 step.actual = f"raises CycleError(cycle={cycle!r})"
+                again = ("_raised is not None and error_name(_raised) == 'CycleError' and "
+                         f"repr(getattr(_raised, 'cycle', None)) == {repr(cycle)!r}")
                 self.diverge(S_ORACLE_CYCLE, f"{step.words}: `{step.code}`: {problem}",
-                             step=step, snapshot={"cycle": [repr(x) for x in cycle or []]})
+                             step=step, snapshot={"cycle": [repr(x) for x in cycle or []]},
+                             again=again)
         elif cyclic and act.error is None:
             step.expected, step.actual = "raises CycleError", repr(act)
             self.diverge(S_ORACLE_CYCLE, f"{step.words}: `{step.code}` did not raise "

@@ -33,7 +33,9 @@ class AdvanceRules(WheelChecks):
     longest_stall: int  #: most ticks one advance() covered (set by WheelCancels.__init__)
 
     @atomic
-    def _advance(self, now: Any, words: str) -> None:
+    def _advance(self, now: Any, *, words: str) -> None:
+        # ``words`` is a keyword so that the reduction, which makes ``now`` smaller, tells the
+        # step with the new number (it rewrites an op's ``words`` keyword)
         led, tick = self.ledger, self.ledger.tick
         self.advanced = True  # the memory bound is read after the rule (W-MEM)
         name = self.trace.fresh_name("fired")
@@ -137,7 +139,7 @@ class AdvanceRules(WheelChecks):
         if kind == "earlier" and not self.support.caps.validates_args:
             now = led.now  # an earlier now is a malformed argument it does not refuse
         event(f"advance: {kind}")
-        self._advance(now, f"advance to {now} ({kind})")
+        self._advance(now, words=f"advance to {now} ({kind})")
 
     @rule(ticks=st.integers(1, 6), offset=st.integers(0, 10**6))
     def walk(self, ticks: int, offset: int) -> None:
@@ -146,12 +148,12 @@ class AdvanceRules(WheelChecks):
         t = self.ledger.tick
         for _ in range(ticks):
             now = (self.ledger.now // t + 1) * t + offset % t
-            self._advance(now, f"advance to {now}, the next tick (keeping up)")
+            self._advance(now, words=f"advance to {now}, the next tick (keeping up)")
 
     @precondition(lambda self: self.target is not None and self.ledger.lag() > 0)
     @rule()
     def drain_backlog(self) -> None:
         """The same ``now`` again: a budget-limited wheel works off its backlog (rule 1)."""
         event("advance: drain backlog")
-        self._advance(self.ledger.now, "advance with the same now again (lag_ticks() > 0: "
-                      "process the ticks still behind)")
+        self._advance(self.ledger.now, words="advance with the same now again (lag_ticks() > 0:"
+                      " process the ticks still behind)")

@@ -173,6 +173,10 @@ class WheelChecks(SuiteMachine):
             self.diverge(clause, message, step=step)
         finally:
             self._reading = False
+        # here only when the clause is set aside and the run goes on: like a query that
+        # answered right, it is no step of this run's counterexample (nor of its replay)
+        if self.trace.steps and self.trace.steps[-1] is step:
+            self.trace.steps.pop()
 
     def _check_counts(self, clause_pending: str, clause_lag: str) -> None:
         """pending() and lag_ticks() against the model (exact) or the target's own ledger."""
@@ -319,11 +323,17 @@ class WheelChecks(SuiteMachine):
             resolution = self.support.caps.early_by
         for rec in self.ledger.t_live():
             if resolution is not None:  # coarser than a tick: late by at most its resolution
-                if t_last * tick >= rec.deadline + resolution + tick:
-                    self.diverge("W-INV-LATE", f"{rec.name} (deadline {rec.deadline}) is "
-                                 f"still pending after advance(now={now}) processed tick "
-                                 f"{t_last}: later than its declared resolution of "
-                                 f"{resolution} units", step=step)
+                # WI3: counted from the deadline, or from the instant it was scheduled when
+                # that is later (a deadline in the past cannot fire before its schedule)
+                since = max(rec.deadline, rec.scheduled_at)
+                if t_last * tick >= since + resolution + tick:
+                    late_from = (f"its deadline {rec.deadline}" if since == rec.deadline else
+                                 f"the instant it was scheduled, {since} (its deadline "
+                                 f"{rec.deadline} had passed)")
+                    self.diverge("W-INV-LATE", f"{rec.name} is still pending after advance("
+                                 f"now={now}) processed tick {t_last} (instant {t_last * tick}"
+                                 f"): later than {late_from} by more than its declared "
+                                 f"resolution of {resolution} units", step=step)
                 continue
             if rec.due_tick <= t_last - 1:
                 self.diverge("W-INV-LATE", f"{rec.name} (deadline {rec.deadline}, contract "

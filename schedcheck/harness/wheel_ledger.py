@@ -47,6 +47,7 @@ class TimerRecord:
     callback: str  #: the callback's name, ``cb_<k>``
     raises: bool  #: whether the callback raises when run
     due_tick: int  #: max(ceil(deadline / tick), cursor at schedule) -- rule 2
+    scheduled_at: int = 0  #: the last ``now`` when it was scheduled (WI3 counts from here too)
     state: str = LIVE  #: the contract's (model's) view: live | fired | cancelled
     at_tick: int | None = None  #: fired: its due tick; cancelled: the cursor at cancel
     t_state: str = LIVE  #: the target's view (differs from ``state`` only in tolerance mode)
@@ -109,6 +110,7 @@ class Ledger:
             callback=callback,
             raises=raises,
             due_tick=self.due_tick(deadline),
+            scheduled_at=self.now,
         )
         self.timers.append(rec)
         return rec

@@ -247,10 +247,10 @@ class WheelMachine(AdvanceRules, WheelCancels):
                            words=f"timeout {j + 1} of {k}: a timer at {deadline}")
             if len(self.ledger.timers) > before:
                 made.append(self.ledger.timers[-1])
-        self._advance(self.ledger.now + self.ledger.tick, "a tick passes")
+        self._advance(self.ledger.now + self.ledger.tick, words="a tick passes")
         for rec in made:
             self.cancel_timer(rec)
-        self._advance(self.ledger.now + self.ledger.tick, "the next tick")
+        self._advance(self.ledger.now + self.ledger.tick, words="the next tick")
 
     @rule(kind=st.sampled_from(DELAY_KINDS), a=st.integers(-2, 2), r=st.integers(0, 10**6),
           raises=st.sampled_from((False, False, False, True)))
@@ -282,7 +282,7 @@ class WheelMachine(AdvanceRules, WheelCancels):
         if which >= 5:
             now: Any = True if which == 5 else float(self.ledger.now)
             event("malformed: advance")
-            self._advance(now, f"advance with a {type(now).__name__} now")
+            self._advance(now, words=f"advance with a {type(now).__name__} now")
             return
         value, callback, after = ((True, None, False), (1.5, None, False), ("3", None, False),
                                   (self.ledger.now, "not callable", False),

@@ -15,6 +15,9 @@ target. Keep it that way: this module may import the standard library alone (a t
   it fails the replay with an ``AssertionError`` at that step, as the check's verdict did;
 * :func:`differs` / :func:`reproduced` -- the messages of the two kinds of failing step: a
   reply that differs from the model's, and a step whose failing behaviour came back;
+* :func:`current_hash_seed` / :func:`pin_hash_seed` -- the str hash seed of the check, and
+  the replay run again once under it (a target that walks a set of string ids then takes the
+  same order as when the check found the failure);
 * :func:`entries_held` -- how many of the handles a wheel returned it still references (the
   walk the check's memory bound reads; ``schedcheck.harness.wheel_memory`` uses this one).
 """
@@ -36,8 +39,36 @@ from typing import Any
 # the replay defines these itself (its copy of schedcheck.adapt, standard library only too)
 from schedcheck.adapt import error_name, norm_claim, norm_claims, norm_info, norm_reply
 
-__all__ = ["MAX_WALK", "differs", "entries_held", "load_target", "reproduced", "same",
-           "step_limit"]
+__all__ = ["MAX_WALK", "current_hash_seed", "differs", "entries_held", "load_target",
+           "need_schedcheck", "pin_hash_seed", "reproduced", "same", "step_limit"]
+
+#: Set in the environment of the replay's one re-run under the check's hash seed.
+_PINNED = "SCHEDCHECK_REPLAY_HASH_SEED_PINNED"
+
+
+def current_hash_seed() -> str | None:
+    """This interpreter's str hash seed as ``PYTHONHASHSEED`` would set it, or None when it
+    is random (not set, ``random``, or the environment ignored)."""
+    if sys.flags.hash_randomization == 0:
+        return "0"
+    seed = None if sys.flags.ignore_environment else os.environ.get("PYTHONHASHSEED")
+    return seed if seed and seed.isdigit() else None
+
+
+def pin_hash_seed(seed: str | None) -> None:
+    """Run this script again, once, with ``PYTHONHASHSEED=seed`` unless it already runs under
+    it -- with the same isolation as ``python3 -I`` (no ``PYTHON*`` variable, no user site,
+    no script folder first on the path). Only there does a set or dict of strings iterate in
+    the order the check saw."""
+    if seed is None or current_hash_seed() == seed or os.environ.get(_PINNED):
+        return
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    env.update({"PYTHONHASHSEED": seed, _PINNED: "1"})
+    flags = [flag for flag, on in (("-s", sys.flags.no_user_site),
+                                   ("-P", getattr(sys.flags, "safe_path", False))) if on]
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execve(sys.executable, [sys.executable, *flags, os.path.abspath(sys.argv[0])], env)
 
 
 def load_target(spec: str, checked_in: str, search_paths: list[str]) -> Any:
@@ -54,6 +85,25 @@ def load_target(spec: str, checked_in: str, search_paths: list[str]) -> Any:
         raise SystemExit(
             f"replay.py needs {exc.name or 'a module'}, which this python cannot import (the "
             f"target imports it): run it with the python the check ran with, e.g. "
+            f"{search_paths and sys.executable} replay.py") from None
+
+
+def need_schedcheck(search_paths: list[str]) -> None:
+    """Make schedcheck importable (a race's replay drives the recorded schedule with its
+    thread controller): from the folders the checking python imported from if need be."""
+    try:
+        importlib.import_module("schedcheck")
+        return
+    except ImportError:
+        pass
+    for where in search_paths:
+        site.addsitedir(where)
+    try:
+        importlib.import_module("schedcheck")
+    except ImportError:
+        raise SystemExit(
+            "this replay drives the recorded thread schedule with schedcheck's controller, "
+            "which this python cannot import: run it with the python the check ran with, e.g. "
             f"{search_paths and sys.executable} replay.py") from None
 
 
