@@ -11,7 +11,9 @@ removed, keeping a removal whenever the replay still breaks the same clause:
 2. ddmin (Zeller and Hildebrandt's delta debugging) over the steps, down to a program from
    which no single step can be removed, then every contiguous run of steps tried away;
 3. a wheel program's points in time moved towards 0 together (a start offset of -2**41 and
-   the deadlines and nows that follow it), then arguments made simpler (a dependency dropped
+   the deadlines and nows that follow it; tried first too, before step 1, so that every
+   later replay runs near 0 and a hang that came from the distance goes), then arguments
+   made simpler (a dependency dropped
    from a submit, a smaller max_concurrency, an option dropped from the wheel's constructor,
    a raising callback made plain, every int made smaller: 0, 1, half, one less); a dropped
    dependency is also tried together with the removal of its task, which neither change
@@ -432,6 +434,9 @@ def reduce_ops(ops: list[Op], fails: Callable[[list[Op]], bool]) -> list[Op]:
     and no argument can be simpler. ``fails`` replays a candidate and says whether it breaks
     the same rule. Every stage that reduces a failing program calls this: the suites through
     :func:`minimize`, and ``grade``'s items (``schedcheck.practice.reduce``)."""
+    # times towards 0 first: a few candidates, and every later replay then runs near 0 -- a
+    # wheel started at -2**40 that hangs walking ticks to now=True no longer hangs there
+    ops = _nearer_zero(ops, fails)
     ops = _without_tasks(ops, fails)
     ops = _ddmin(ops, fails)
     ops = _nearer_zero(ops, fails)

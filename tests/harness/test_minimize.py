@@ -91,3 +91,48 @@ def test_the_reduction_of_a_hang_stops_after_a_few_replays_that_hang(monkeypatch
     assert any("stopped after 2 replays that hung" in note for note in result.notes), (
         result.notes)
     assert total - in_search == 2
+
+
+class _WalkingWheel:
+    """Accepts a bool ``now`` (a W6 mistake) and walks every tick from its start to ``now``:
+    started far below 0, ``advance(True)`` walks for hours -- a hang that only the distance
+    makes."""
+
+    def __init__(self, tick: int, wheel_size: int, start: int = 0) -> None:
+        self.tick, self.cursor, self.now = tick, start // tick, start
+
+    def schedule(self, deadline: int, callback: Any) -> Any:
+        raise NotImplementedError  # the program below schedules nothing
+
+    schedule_after = cancel = schedule
+
+    def advance(self, now: int) -> list[Any]:
+        while self.cursor <= now // self.tick:
+            self.cursor += 1
+        self.now = now
+        return []
+
+    def pending(self) -> int:
+        return 0
+
+
+def test_a_hang_that_comes_from_the_distance_is_reduced_near_zero() -> None:
+    from schedcheck.harness import guard
+
+    machine = get("wheel").make_machine(_WalkingWheel)
+    bool_now = Op("_advance", (True,), {"words": "advance with a bool now"})
+    start = -2**40
+    legal = [Op("_advance", (start + 10 * i,), {"words": "advance"}) for i in (1, 2, 3, 4)]
+    far = [Op("_build", (10, 5, {"start": start}), {}), *legal, bool_now]
+    with guard.step_limit(0.2), guard.guarded():
+        cx, _ = minimize._in_test_context(lambda: minimize.replay(machine, far))
+        assert cx is not None and cx.clause == "W6" and "Hang" in cx.message  # it hangs
+        before = guard.timeouts()
+        reduced = minimize.minimize(machine, far, cx)
+        hung = guard.timeouts() - before
+    assert reduced is not None
+    # the times moved towards 0 first: the advance no longer hangs, and W6 still breaks
+    assert "start" not in reduced.counterexample.setup, reduced.counterexample.setup
+    assert "Hang" not in reduced.counterexample.message
+    assert len(reduced.counterexample.steps) == 1
+    assert hung == 1, hung  # the first replay alone (each hang waits out the step limit)
