@@ -13,7 +13,8 @@ removed, keeping a removal whenever the replay still breaks the same clause:
 3. a wheel program's points in time moved towards 0 together (a start offset of -2**41 and
    the deadlines and nows that follow it; tried first too, before step 1, so that every
    later replay runs near 0 and a hang that came from the distance goes), then arguments
-   made simpler (a dependency dropped
+   made simpler (every number halved together while the program still fails, then the
+   steps' numbers lowered together -- numbers that cannot move alone -- then a dependency dropped
    from a submit, a smaller max_concurrency, an option dropped from the wheel's constructor,
    a raising callback made plain, every int made smaller: 0, 1, half, one less); a dropped
    dependency is also tried together with the removal of its task, which neither change
@@ -371,6 +372,110 @@ def _nearer_zero(ops: list[Op], fails: Callable[[list[Op]], bool]) -> list[Op]:
     return ops
 
 
+def _half(value: Any) -> Any:
+    """Every int of ``value`` (2 or more away from 0) halved towards 0, inside tuples, lists
+    and dicts; anything else as it is."""
+    if _is_number(value):
+        return value if abs(value) < 2 else int(value / 2)
+    if isinstance(value, tuple):
+        return tuple(_half(v) for v in value)
+    if isinstance(value, list):
+        return [_half(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _half(v) for k, v in value.items()}
+    return value
+
+
+_NUMBER_IN_WORDS = re.compile(r"(?<![\w.])-?\d+(?![\w.])")
+
+
+def _retold(words: str, told: dict[str, str]) -> str:
+    """``words`` with each number in ``told`` replaced by what it maps to."""
+    return _NUMBER_IN_WORDS.sub(lambda m: told.get(m.group(), m.group()), words)
+
+
+def _halved(ops: list[Op]) -> list[Op]:
+    """The whole program with its numbers halved together (the steps' words told with the
+    new ones)."""
+    out = []
+    for op in ops:
+        olds = [v for v in (*op.args, *op.kwargs.values()) if _is_number(v) and abs(v) >= 2]
+        words = op.kwargs.get("words")
+        kwargs = {k: _half(v) for k, v in op.kwargs.items() if k != "words"}
+        if isinstance(words, str):
+            kwargs["words"] = _retold(words, {str(v): str(_half(v)) for v in olds})
+        elif "words" in op.kwargs:
+            kwargs["words"] = words
+        out.append(replace(op, args=_half(op.args), kwargs=kwargs))
+    return out
+
+
+def _largest(ops: list[Op]) -> int:
+    found = [0]
+
+    def walk(value: Any) -> None:
+        if _is_number(value):
+            found.append(abs(value))
+        elif isinstance(value, (tuple, list)):
+            for v in value:
+                walk(v)
+        elif isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+
+    for op in ops:
+        walk(op.args)
+        walk({k: v for k, v in op.kwargs.items() if k != "words"})
+    return max(found)
+
+
+#: Numbers up to this size are left to the one-at-a-time pass.
+_SMALL = 16
+
+
+def _lowered(ops: list[Op], by: int) -> list[Op]:
+    """The steps' numbers above ``by`` lowered by it together (the constructor's stay)."""
+    out = []
+    for op in ops:
+        if op.name == "_build":
+            out.append(op)
+            continue
+        args = tuple(v - by if _is_number(v) and v > by else v for v in op.args)
+        kwargs = dict(op.kwargs)
+        if isinstance(kwargs.get("words"), str):
+            told = {str(v): str(v - by) for v in op.args if _is_number(v) and v > by}
+            kwargs["words"] = _retold(kwargs["words"], told)
+        out.append(replace(op, args=args, kwargs=kwargs))
+    return out
+
+
+def _lowered_together(ops: list[Op], fails: Callable[[list[Op]], bool]) -> list[Op]:
+    """The steps' numbers moved down together by all but 1 of the smallest of them (delays of
+    595, 603 and 615 become 1, 9 and 21), or by half of that."""
+    numbers = [v for op in ops if op.name != "_build" for v in op.args
+               if _is_number(v) and v > 1]
+    if not numbers:
+        return ops
+    least = min(numbers)
+    for by in dict.fromkeys((least - 1, (least - 1) // 2)):
+        if by > 0 and fails(_lowered(ops, by)):
+            return _lowered(ops, by)
+    return ops
+
+
+def _scaled_down(ops: list[Op], fails: Callable[[list[Op]], bool]) -> list[Op]:
+    """Every number of the program halved together, again while it still fails: numbers that
+    cannot move alone (three timers at 595, 603 and 615 on a wheel of 56 buckets, whose
+    relation the failure needs) go down together; the one-at-a-time pass then takes each on
+    (that program ended as three timers at 1 on a wheel of 2)."""
+    while _largest(ops) > _SMALL:
+        candidate = _halved(ops)
+        if not fails(candidate):
+            break
+        ops = candidate
+    return ops
+
+
 def _simplify(ops: list[Op], fails: Callable[[list[Op]], bool]) -> list[Op]:
     """Each op made simpler where the program still fails; a variant that no longer names a
     task (a dependency dropped) is also tried with every step of that task removed, which
@@ -440,6 +545,8 @@ def reduce_ops(ops: list[Op], fails: Callable[[list[Op]], bool]) -> list[Op]:
     ops = _without_tasks(ops, fails)
     ops = _ddmin(ops, fails)
     ops = _nearer_zero(ops, fails)
+    ops = _scaled_down(ops, fails)
+    ops = _lowered_together(ops, fails)
     ops = _simplify(ops, fails)
     ops = _ddmin(ops, fails)
     if len(ops) <= WINDOW_PASS_MAX:

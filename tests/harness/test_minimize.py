@@ -136,3 +136,28 @@ def test_a_hang_that_comes_from_the_distance_is_reduced_near_zero() -> None:
     assert "Hang" not in reduced.counterexample.message
     assert len(reduced.counterexample.steps) == 1
     assert hung == 1, hung  # the first replay alone (each hang waits out the step limit)
+
+
+def test_numbers_that_cannot_move_alone_go_down_together() -> None:
+    """Three delays whose failure needs their order and closeness (as three timers that must
+    share a bucket): each number alone can only creep down by one; halved together they drop
+    fast, then the one-at-a-time pass finishes."""
+    tried: list[int] = []
+
+    def delays(ops: list[Op]) -> list[int]:
+        return [op.args[0] for op in ops if op.name == "_schedule"]
+
+    def fails(ops: list[Op]) -> bool:
+        tried.append(1)
+        a, b, c = delays(ops) if len(delays(ops)) == 3 else (0, 0, 0)
+        return 1 <= a < b < c <= a + 20
+
+    program = [Op("_build", (1, 56, {}), {}),
+               *(Op("_schedule", (d, False), {"after": True, "words": f"a timer in {d}"})
+                 for d in (595, 603, 615))]
+    reduced = minimize.reduce_ops(program, fails)
+    assert fails(reduced)
+    assert max(delays(reduced)) <= 16, delays(reduced)
+    assert reduced[0].args[1] < 56  # the wheel's size went down with them
+    assert reduced[1].kwargs["words"] == f"a timer in {delays(reduced)[0]}"
+    assert len(tried) < 300, len(tried)  # one at a time alone: one replay per step down
