@@ -117,22 +117,16 @@ def _again(result: RunResult, args: argparse.Namespace) -> str:
         cmd += f" --seed {result.seed}"
     if args.level:
         cmd += f" --level {args.level}"
-    if args.first:
-        cmd += " --first"
     if args.examples is not None:
         cmd += f" --examples {args.examples}"
     elif args.budget is not None:
         cmd += f" --budget {args.budget:g}"
-    if args.tolerance:
-        cmd += " --tolerance"
-    if args.threads:
-        cmd += " --threads"
     if args.step_seconds is not None:
         cmd += f" --step-seconds {args.step_seconds:g}"
-    if args.no_shrink:
-        cmd += " --no-shrink"
-    if args.no_cost:
-        cmd += " --no-cost"
+    switches = (("--first", args.first), ("--tolerance", args.tolerance),
+                ("--threads", args.threads), ("--no-shrink", args.no_shrink),
+                ("--no-cost", args.no_cost))
+    cmd += "".join(f" {flag}" for flag, on in switches if on)
     return cmd
 
 
