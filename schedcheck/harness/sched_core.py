@@ -122,20 +122,15 @@ class SchedulerCoreMachine(SuiteMachine):
         step.observed = check_expr(got, name, norm_name if norm else None)
         return step, got
 
-    def _doomed(self, tid: Any, seen: frozenset[Any] = frozenset()) -> bool:
-        """A dependency (or one of its own, transitively) failed or was cancelled. A
-        dependency that succeeded ends the walk: what lies behind it no longer matters (a
-        design that accepts a task done without its claim can make a blocked task succeed)."""
-        for dep in self.deps.get(tid, ()):
-            if self.state.get(dep) == "succeeded":
-                continue
-            if self.state.get(dep) == "dead" or (dep not in seen
-                                                 and self._doomed(dep, seen | {tid})):
-                return True
-        return False
+    def _doomed(self, tid: Any) -> bool:
+        """A dependency (or one of its own, transitively) failed or was cancelled."""
+        return self._killer(tid) is not None
 
     def _killer(self, tid: Any, seen: frozenset[Any] = frozenset()) -> str | None:
-        """S5 or S6: the rule of the failure or cancel upstream of ``tid``, if any."""
+        """S5 or S6: the rule of the failure or cancel upstream of ``tid``, if any (a task is
+        in ``killed`` exactly while it is "dead"). A dependency that succeeded ends the walk:
+        what lies behind it no longer matters (a design that accepts a task done without its
+        claim can make a blocked task succeed)."""
         for dep in self.deps.get(tid, ()):
             if self.state.get(dep) == "succeeded":
                 continue

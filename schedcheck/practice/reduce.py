@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from schedcheck.harness.minimize import reduce_ops
+from schedcheck.harness.delta import reduce_ops
 from schedcheck.harness.program import Op
 
 __all__ = ["MAX_REPLAYS", "from_ops", "reduce_program", "to_ops"]
