@@ -2,7 +2,9 @@
 
 :func:`reduce_bounded` takes a :class:`~schedcheck.concurrency.cases.Case` that fails and
 tries smaller ones -- fewer preemptions, fewer threads (a lane dropped, or merged into
-another), fewer operations, fewer setup calls, smaller switch points -- each run once under the
+another), fewer operations, fewer setup calls, smaller switch points, then smaller numbers (the
+constructor's sizes, delays, deadlines and limits, by the candidates the sequential reduction
+uses: ``delta.smaller_ints``) -- each run once under the
 recorded schedule (adjusted to the smaller case), never re-explored: a candidate is kept iff
 it still fails. Every candidate is smaller than the case it came from, so the search ends; a
 budget of its own bounds it anyway:
@@ -28,6 +30,7 @@ from typing import Any
 from schedcheck.concurrency.cases import Case, SetupDiverged, run_case
 from schedcheck.concurrency.rounds import RoundOutcome
 from schedcheck.contract import SchedcheckInternalError
+from schedcheck.harness.delta import smaller_ints
 
 __all__ = ["DEFAULT_MEMORY_MB", "DEFAULT_SECONDS", "Reduction", "case_size", "reduce_bounded"]
 
@@ -128,12 +131,56 @@ def candidates(case: Case) -> Iterator[Case]:
         for smaller in ([t[0], t[1] - 1, t[2]], [t[0], t[1], 0]):
             if smaller != t and min(smaller) >= 0:
                 yield replace(case, schedule=_flat([*triples[:i], smaller, *triples[i + 1:]]))
+    yield from _smaller_numbers(case)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+#: Calls whose int arguments are counts that must stay >= 1 (a ``ready(limit=0)`` is a
+#: malformed-argument case of its own, not the race being reduced).
+_COUNTS = ("ready",)
+
+
+def _with_smaller_ints(call: tuple[Any, ...], first: int) -> Iterator[tuple[Any, ...]]:
+    """``call`` with one of its int arguments (from index ``first``) made smaller."""
+    least = 1 if call[:1] and call[0] in _COUNTS else None
+    for i in range(first, len(call)):
+        if _is_int(call[i]):
+            for c in smaller_ints(call[i]):
+                if least is None or c >= least:
+                    yield (*call[:i], c, *call[i + 1:])
+
+
+def _numbers(case: Case) -> int:
+    """The size of a case's numbers: the sum of their magnitudes."""
+    calls = [case.args, *case.setup, *(op for ops in case.threads for op in ops)]
+    return sum(abs(v) for call in calls for v in call if _is_int(v))
+
+
+def _smaller_numbers(case: Case) -> Iterator[Case]:
+    """The case with one number made smaller: a constructor size (never below 1), an
+    argument of a setup call or of a thread's operation. Options (a ``max_pending``) stay:
+    a smaller one tells another story (refusals), not the same race."""
+    for args in _with_smaller_ints(case.args, 0):
+        if all(not _is_int(v) or v >= 1 for v in args):
+            yield replace(case, args=args)
+    for i, call in enumerate(case.setup):
+        for smaller in _with_smaller_ints(call, 1):
+            yield replace(case, setup=[*case.setup[:i], smaller, *case.setup[i + 1:]])
+    for lane, ops in enumerate(case.threads):
+        for j, op in enumerate(ops):
+            for smaller in _with_smaller_ints(op, 1):
+                threads = [list(p) for p in case.threads]
+                threads[lane][j] = smaller
+                yield replace(case, threads=threads)
 
 
 def _smaller(a: Case, b: Case) -> bool:
     """a is strictly smaller than b (the order every candidate descends in)."""
-    def key(c: Case) -> tuple[int, int, int, int]:
-        return (case_size(c), len(c.threads), _preemptions(c), sum(c.schedule))
+    def key(c: Case) -> tuple[int, int, int, int, int]:
+        return (case_size(c), len(c.threads), _preemptions(c), sum(c.schedule), _numbers(c))
 
     return key(a) < key(b)
 
@@ -179,7 +226,7 @@ def reduce_bounded(
             finally:
                 if progress is not None:
                     progress(tried, case_size(case))
-            if not again.ok:
+            if again.verdict == outcome.verdict:  # still fails, and the same way
                 case, outcome = candidate, again
                 improved = True
                 break

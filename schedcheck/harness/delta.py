@@ -32,7 +32,7 @@ from typing import Any
 
 from schedcheck.harness.program import Op, TimerName
 
-__all__ = ["NAMING_OPS", "WINDOW_PASS_MAX", "reduce_ops", "small_ids"]
+__all__ = ["NAMING_OPS", "WINDOW_PASS_MAX", "reduce_ops", "small_ids", "smaller_ints"]
 
 #: Programs up to this many steps also get the pass over contiguous runs (O(n^2) replays).
 WINDOW_PASS_MAX = 40
@@ -168,7 +168,7 @@ def _simpler(op: Op) -> Iterator[Op]:
     yield from _smaller_numbers(op)
 
 
-def _smaller(value: int) -> list[int]:
+def smaller_ints(value: int) -> list[int]:
     """Candidates for an int, simplest first: 0, 1, then halfway and one step towards 0."""
     if value in (0, 1):
         return [0] if value == 1 else []
@@ -199,7 +199,7 @@ def _smaller_numbers(op: Op) -> Iterator[Op]:
     constructor's options): offsets, deadlines, delays, sizes towards 0."""
     for i, arg in enumerate(op.args):
         if _is_number(arg) and not (op.name == "_build" and i < 2 and arg <= 1):
-            for c in _smaller(arg):
+            for c in smaller_ints(arg):
                 if op.name == "_build" and i < 2 and c < 1:
                     continue  # a tick or a size of 0 is a malformed-argument case of its own
                 kwargs = {k: _words_with(v, arg, c) if k == "words" else v
@@ -208,12 +208,12 @@ def _smaller_numbers(op: Op) -> Iterator[Op]:
         elif isinstance(arg, dict):
             for key, v in arg.items():
                 if _is_number(v):
-                    for c in _smaller(v):
+                    for c in smaller_ints(v):
                         yield replace(op, args=(*op.args[:i], {**arg, key: c},
                                                 *op.args[i + 1:]))
     for key, v in op.kwargs.items():
         if _is_number(v):
-            for c in _smaller(v):
+            for c in smaller_ints(v):
                 yield replace(op, kwargs={**op.kwargs, key: c})
 
 
