@@ -213,8 +213,12 @@ def merge_levels(entry: System, name: str, parts: list[RunResult]) -> RunResult:
         stat.missing = judge.missing
         stat.verdict_override = judge.verdict_override
         stat.why = next((s.why for s in mine if s.broken and s.why), "") or judge.why
-        if contract is None and cid not in entry.core_clauses:
+        if contract is None and cid not in entry.core_clauses and not stat.broken:
+            # the core level sets these oracles aside: what it counted was never judged
+            stat.exercised, stat.supported, stat.verdict_override = 0, True, None
             stat.why = f"{CONTRACT_ONLY} (not run: --level core)"
+        elif contract is None and cid not in entry.core_clauses:
+            stat.why = stat.why or f"{CONTRACT_ONLY} (not run: --level core)"
     seen: set[str] = set()
     unique = []
     for cx in merged.counterexamples:  # a clause broken at both levels: the core's, once
@@ -236,8 +240,12 @@ def contract_graded(result: RunResult) -> bool:
 
 def explain_stages(entry: System, result: RunResult, *, cost: bool, rounds: bool) -> None:
     """Why the stage clauses (cost, concurrent rounds) were not reached, on the card."""
-    why_not = "not run: the contract level is not supported" if not contract_graded(
-        result) else ""
+    if contract_graded(result):
+        why_not = ""
+    elif any(p.level == CONTRACT for p in result.levels):
+        why_not = "not run: the contract level is not supported"
+    else:
+        why_not = f"{CONTRACT_ONLY} (not run: --level core)"
     for cid, asked, flag in ((entry.cost_clause, cost, "--no-cost given"),
                              (entry.lin_clause, rounds, "--threads not given"),
                              (entry.interleaving_clause, rounds, "--threads not given")):

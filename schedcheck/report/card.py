@@ -37,7 +37,8 @@ __all__ = ["STYLES", "card_data", "card_rows", "card_sections", "card_table", "c
 #: The order verdicts are counted in.
 ORDER = (HELD, BROKEN, PARTLY, NOT_SUPPORTED, NOT_REACHED, UNKNOWN)
 LEVEL_TITLES = {"core": "core level -- what every correct design holds",
-                "contract": "contract level -- the full rules of specs/ (both levels merged)"}
+                "contract": "contract level -- the full rules of specs/ (both levels merged)",
+                "not run": "contract level -- not run (--level core): its clauses not reached"}
 
 #: rich styles (and the HTML report's CSS classes use the same verdict names).
 STYLES: dict[str, str] = {
@@ -72,27 +73,38 @@ def card_sections(result: RunResult) -> list[tuple[str, list[ClauseStat]]]:
     core = get(result.system).core_clauses
     for part in result.levels:
         if part.level == "core":  # its clauses, and any other a crash broke at this level
-            sections.append((LEVEL_TITLES["core"], [
-                s for cid, s in part.stats.items() if cid in core or s.verdict == BROKEN]))
+            shown = [s for cid, s in part.stats.items() if cid in core or s.verdict == BROKEN]
+            sections.append((LEVEL_TITLES["core"], shown))
         else:
             sections.append((LEVEL_TITLES.get(part.level, part.level),
                              list(result.stats.values())))
+    if all(part.level == "core" for part in result.levels):
+        # the contract level was not run: its clauses are on the card too, as not reached
+        seen = {s.clause.id for _title, stats in sections for s in stats}
+        rest = [s for cid, s in result.stats.items() if cid not in seen]
+        if rest:
+            sections.append((LEVEL_TITLES["not run"], rest))
     return sections
 
 
-#: Rows "not supported" for one and the same reason are folded into one line from this many.
+#: Rows "not supported" (or "not reached") for one and the same reason are folded into one
+#: line from this many.
 FOLD = 4
+_FOLDED_VERDICTS = (NOT_SUPPORTED, NOT_REACHED)
 
 
-def _folded(stats: list[ClauseStat]) -> tuple[list[ClauseStat], list[tuple[list[str], str]]]:
-    """The rows to print one by one, and ``(clause ids, reason)`` per group of at least
-    :data:`FOLD` clauses "not supported" for the same reason (printed as one line)."""
-    by_reason: dict[str, list[str]] = {}
+def _folded(stats: list[ClauseStat]
+            ) -> tuple[list[ClauseStat], list[tuple[list[str], str, str]]]:
+    """The rows to print one by one, and ``(clause ids, verdict, reason)`` per group of at
+    least :data:`FOLD` clauses "not supported" (or "not reached") for the same reason, printed
+    as one line."""
+    by_reason: dict[tuple[str, str], list[str]] = {}
     for stat in stats:
-        if stat.verdict == NOT_SUPPORTED:
-            by_reason.setdefault(stat.reason, []).append(stat.clause.id)
-    groups = [(ids, reason) for reason, ids in by_reason.items() if len(ids) >= FOLD]
-    folded = {cid for ids, _ in groups for cid in ids}
+        if stat.verdict in _FOLDED_VERDICTS:
+            by_reason.setdefault((stat.verdict, stat.reason), []).append(stat.clause.id)
+    groups = [(ids, verdict, reason) for (verdict, reason), ids in by_reason.items()
+              if len(ids) >= FOLD]
+    folded = {cid for ids, _v, _r in groups for cid in ids}
     return [s for s in stats if s.clause.id not in folded], groups
 
 
@@ -163,9 +175,9 @@ def card_table(result: RunResult) -> Table:
                 why += f"; replay {replays[cid]}"
             table.add_row(cid, what, source, Text(verdict, style=STYLES.get(verdict, "")),
                           str(steps), why)
-        for ids, reason in groups:
+        for ids, verdict, reason in groups:
             table.add_row(f"{len(ids)} clauses", ", ".join(ids), "",
-                          Text(NOT_SUPPORTED, style=STYLES[NOT_SUPPORTED]), "0", reason)
+                          Text(verdict, style=STYLES[verdict]), "0", reason)
     table.caption = summary_line(result)
     return table
 
@@ -191,8 +203,8 @@ def card_text(result: RunResult, *, width: int = 100) -> str:
                 lines.append(f"{'':<43}why: {stat.reason}")
             if verdict == BROKEN and replays.get(cid):
                 lines.append(f"{'':<43}replay: {replays[cid]}")
-        for ids, reason in groups:
-            lines.append(f"  {len(ids)} clauses {NOT_SUPPORTED}: {', '.join(ids)}")
+        for ids, verdict, reason in groups:
+            lines.append(f"  {len(ids)} clauses {verdict}: {', '.join(ids)}")
             lines.append(f"{'':<43}why: {reason}")
     lines.append(summary_line(result))
     return "\n".join(lines)

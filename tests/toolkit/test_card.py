@@ -43,4 +43,5 @@ def test_rich_table_renders_every_row_with_its_verdict() -> None:
     console.print(card_table(scheduler_result()))
     out = console.export_text()
     assert "S-X-RETRY" in out and "not supported" in out and "broken" in out
-    assert out.count("│ not reached") == 20
+    # 20 rows not reached for one reason: folded into one line that names all 20
+    assert out.count("│ not reached") == 1 and "│ 20 clauses │" in out

@@ -25,16 +25,17 @@ class NoCancelForgottenRounds(ForgottenRoundsWheel):
 
 
 def _card_rows(text: str) -> dict[str, str]:
-    """clause id -> verdict, as card.txt prints them (a folded group: each id not supported)."""
+    """clause id -> verdict, as card.txt prints them (a folded group: each id with the
+    group's verdict)."""
     rows: dict[str, str] = {}
     verdicts = r"(broken|held|not reached|not exercised|not supported|unknown|\S+)"
     for line in text.splitlines():
         row = re.match(rf"^(?:!!|  )(\S+)\s+{verdicts}\s+\d+\s", line)
         if row and row.group(1) != "clause":
             rows[row.group(1)] = row.group(2)
-        group = re.match(rf"^  \d+ clauses {NOT_SUPPORTED}: (.*)$", line)
+        group = re.match(r"^  \d+ clauses (not supported|not reached): (.*)$", line)
         if group:
-            rows.update({cid.strip(): NOT_SUPPORTED for cid in group.group(1).split(",")})
+            rows.update({cid.strip(): group.group(1) for cid in group.group(2).split(",")})
     return rows
 
 
@@ -61,3 +62,25 @@ def test_card_report_json_and_html_agree_on_every_clause(tmp_path: Path) -> None
             assert row["reason"] == "", row
         if row["verdict"] == "broken":
             assert row["replay"].startswith("verified: fails at step"), row
+
+
+def test_a_core_level_run_puts_the_contract_clauses_on_the_card_as_report_json_does(
+        tmp_path: Path) -> None:
+    """``--level core``: the clauses of the contract level were not run; the card says so for
+    each, as report.json does, and never that the contract level is not supported."""
+    from schedcheck.impl import HashedTimingWheel
+
+    spec = "schedcheck.impl:HashedTimingWheel"
+    result = pipeline.check("wheel", HashedTimingWheel, target_name=spec, examples=30, seed=0,
+                            cost=False, levels=True, level="core")
+    write_run(result, tmp_path, target_spec=spec, cwd=str(Path.cwd()), with_pictures=False)
+    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    text = (tmp_path / "card.txt").read_text(encoding="utf-8")
+    card = _card_rows(text)
+    assert "contract level -- not run (--level core)" in text
+    assert {c["id"] for c in report["clauses"]} == set(card)
+    for clause in report["clauses"]:
+        assert card[clause["id"]] == clause["verdict"], clause
+        if clause["verdict"] == "not reached":
+            assert clause["reason"].endswith("(not run: --level core)"), clause
+    assert "not supported" not in text
