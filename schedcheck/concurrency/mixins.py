@@ -74,6 +74,8 @@ class SchedulerSuiteMachine(SuiteMachineView, Protocol):
     @property
     def m(self) -> Any: ...
 
+    def model_adopted(self) -> None: ...
+
 
 class WheelSuiteMachine(SuiteMachineView, Protocol):
     """What the wheel's round mixin uses of ``wheel_suite.WheelMachine``."""
@@ -182,6 +184,7 @@ class SchedulerRoundMixin:
                     machine.claimed.add(key)
         if outcome.ok:
             machine.model = outcome.final_spec.model
+            machine.model_adopted()
             step.expected = step.actual = "linearizable"
             return
         _report_round(machine, "S-LIN", step, outcome, threads, names, schedule)

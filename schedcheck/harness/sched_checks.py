@@ -154,10 +154,10 @@ class SchedulerChecks(SuiteMachine):
             if not got.ok or not well_formed(got.value) or got.value[2] not in STATES:
                 return False
             _, gen, state, cause = got.value
-            requested = False
-            if state == "RUNNING":
-                asked = observe(self.target.cancel_requested, tid, gen, norm=bool)
-                requested = bool(asked.value) if asked.ok else False
+            # the flag outlives its generation's run (a cancel requested of a RUNNING task
+            # stays true after it ended): the target's word, whatever the state
+            asked = observe(self.target.cancel_requested, tid, gen, norm=bool)
+            requested = bool(asked.value) if asked.ok else False
             try:
                 adopted = None if cause is None else contract.Cause(
                     str(cause[0]).lower(), cause[1], int(cause[2]))
@@ -413,11 +413,7 @@ class SchedulerChecks(SuiteMachine):
                             else self.last_clause, step, exp, act,
                             check=check_expr(exp, name, "norm_info"),
                             story=f"after '{self.last_words}' the states differ")
-        for o in model_infos.values():
-            if o.ok:
-                tid, gen, state, _ = o.value
-                if state in TERMINAL:
-                    self.terminal_seen[(tid, gen)] = (state, o.value[3])
+        self._record_ended(model_infos)
         if self.support.optional:
             self._compare_optional_failed([t for t in ids if t in known_ids])
         try:
@@ -453,6 +449,21 @@ class SchedulerChecks(SuiteMachine):
                 self.expect(S_X_OPTIONAL, step, exp, act,
                             check=f"set({name}.optional_failed) == {exp.value!r}",
                             story=f"after '{self.last_words}', optional_failed differs")
+
+    def _record_ended(self, model_infos: dict[Any, Observed]) -> None:
+        """The terminal generations among the model's ``info()`` answers, as seen to end."""
+        for o in model_infos.values():
+            if o.ok:
+                tid, gen, state, _ = o.value
+                if state in TERMINAL:
+                    self.terminal_seen[(tid, gen)] = (state, o.value[3])
+
+    def model_adopted(self) -> None:
+        """The model was replaced by a state reached without this machine's steps (a
+        concurrent round's linearization): the generations that ended in it are seen to
+        end, as :meth:`compare_infos` records them after a sequential step."""
+        self._record_ended({t: observe_model(self.m.info, t, norm=adapt.norm_info)
+                            for t in self.m.task_ids()})
 
     def _target_invariants(self, infos: dict[Any, Observed]) -> None:
         states = {t: o.value for t, o in infos.items() if o.ok and well_formed(o.value)}

@@ -1,5 +1,6 @@
-"""``index.html`` of ``schedcheck verify``: one self-contained page (CSS in the page, pictures as
-inline SVG, no scripts, no network) that shows a newcomer what the toolkit proves and catches:
+"""``index.html`` of ``schedcheck verify`` (and of ``schedcheck check --out``:
+:func:`check_html`): one self-contained page (CSS in the page, pictures as inline SVG, no
+scripts, no network) that shows a newcomer what the toolkit proves and catches:
 
 1. the verdict and what ran (and what was not available or skipped);
 2. one report card per suite run (verdict per clause, steps that exercised it, notes such as
@@ -20,6 +21,7 @@ from __future__ import annotations
 import html
 import re
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from schedcheck.harness.result import RunResult
@@ -30,7 +32,7 @@ from schedcheck.report.steps import steps_text
 if TYPE_CHECKING:
     from schedcheck.report.verify import VerifyReport
 
-__all__ = ["choose_showcase", "index_html", "inline_svg"]
+__all__ = ["check_html", "choose_showcase", "index_html", "inline_svg"]
 
 _CSS = """
 body { font: 15px/1.45 -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; margin: 0;
@@ -249,15 +251,50 @@ def counterexample_html(result: RunResult, heading: str, target: str) -> str:
              f"<pre>{_e(steps_text(cx, target=target))}</pre>"]
     for name, g in pictures(cx).items():
         svg = render_svg(g)
-        caption = {"lanes": "the steps, one lane per worker/thread; the divergence in red",
-                   "tasks": "the task graph at the failing step: model and implementation",
-                   "ring": "the ring of buckets at the failing tick",
-                   "timeline": "the ticks processed: fired and cancelled",
-                   "cycle": "the reported cycle, checked against the graph with networkx",
-                   "deadlock": "the wait-for cycle"}.get(name, name)
+        caption = _CAPTIONS.get(name, name)
         body = inline_svg(svg) if svg else f"<pre>{_e(g.source)}</pre>"
         parts.append(f"<figure><figcaption>{_e(caption)}</figcaption>{body}</figure>")
     return "\n".join(parts)
+
+
+_CAPTIONS = {"lanes": "the steps, one lane per worker/thread; the divergence in red",
+             "tasks": "the task graph at the failing step: model and implementation",
+             "ring": "the ring of buckets at the failing tick",
+             "timeline": "the ticks processed: fired and cancelled",
+             "cycle": "the reported cycle, checked against the graph with networkx",
+             "deadlock": "the wait-for cycle"}
+
+
+def check_html(result: RunResult, target: str, pictures_of: dict[str, list[Path]],
+               folder_of: dict[str, str]) -> str:
+    """The ``index.html`` of a ``check --out`` folder: the card (``card_data``, as card.txt
+    and report.json show it), then each counterexample -- its replay's verdict and a link to
+    it (``folder_of``: clause -> the folder its files are in), its steps, and the pictures
+    already written (``pictures_of``: clause -> files; the SVGs are inlined)."""
+    body = [f"<h1>schedcheck check</h1>{card_html(result)}"]
+    if result.all_counterexamples():
+        body.append(_legend())
+    for number, cx in enumerate(result.all_counterexamples(), 1):
+        folder = folder_of.get(cx.clause, ".")
+        where = "" if folder == "." else f"{folder}/"
+        body.append(f'<h2 id="{_e(cx.clause)}">counterexample {number}: {_e(cx.clause)}</h2>'
+                    f'<p><a href="{_e(where)}replay.py"><code>{_e(where)}replay.py</code></a>'
+                    f" &mdash; {_e(cx.replay_check or 'not run')}; steps in "
+                    f'<a href="{_e(where)}steps.txt"><code>{_e(where)}steps.txt</code></a></p>'
+                    f"<pre>{_e(steps_text(cx, target=target))}</pre>")
+        for path in pictures_of.get(cx.clause, []):
+            if path.suffix == ".svg":
+                caption = _CAPTIONS.get(path.stem, path.stem)
+                body.append(f"<figure><figcaption>{_e(caption)}</figcaption>"
+                            f"{inline_svg(path.read_text(encoding='utf-8'))}</figure>")
+    return _page(f"schedcheck check: {result.system} {result.target}", body)
+
+
+def _page(title: str, body: list[str]) -> str:
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{_e(title)}</title>"
+            f"<style>{_CSS}</style></head><body><main>\n" + "\n".join(body)
+            + "\n</main></body></html>\n")
 
 
 def _legend() -> str:
@@ -343,10 +380,7 @@ def index_html(report: VerifyReport) -> str:
     if report.zoo is not None:
         body.append("<h2>The zoo: every catalogued mistake and the check that catches it</h2>")
         body.append(_zoo_html(report.zoo))
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<title>schedcheck verify</title>"
-            f"<style>{_CSS}</style></head><body><main>\n" + "\n".join(body)
-            + "\n</main></body></html>\n")
+    return _page("schedcheck verify", body)
 
 
 def _ok_lemma(lem: Any) -> bool:

@@ -1,7 +1,8 @@
 """Writing the ``--out`` folder of one ``schedcheck check`` run.
 
 Always: ``report.json`` (``RunResult.to_json()`` plus the command, the files written and the
-thread schedule) and ``card.txt`` (the plain report card). On a counterexample also:
+thread schedule), ``card.txt`` (the plain report card) and ``index.html`` (the card, then each
+counterexample's steps, replay verdict and pictures: one page to open). On a counterexample also:
 ``steps.txt`` (plain words, model vs implementation side by side), ``replay.py`` (standalone),
 and the pictures (``*.dot`` always, ``*.svg``/``*.png`` when ``dot`` exists). A graded check
 that broke clauses (keep going: ``RunResult.counterexamples``) also writes one subfolder per
@@ -24,6 +25,7 @@ from typing import Any
 from schedcheck.harness import guard
 from schedcheck.harness.result import Counterexample, RunResult
 from schedcheck.report.card import card_data, card_text
+from schedcheck.report.html import check_html
 from schedcheck.report.render import write_pictures
 from schedcheck.report.replay import replay_script
 from schedcheck.report.replay_check import ReplayCheck, check_replay
@@ -156,6 +158,14 @@ def write_run(result: RunResult, out: Path, *, target_spec: str, cwd: str,
     card = out / "card.txt"
     card.write_text(card_text(result) + "\n", encoding="utf-8")
     written.files.insert(0, card)
+    page = out / "index.html"
+    folders = {c.clause: c.clause for c in result.counterexamples}
+    pictures_of = dict(written.pictures_of)
+    if cx is not None and cx.clause not in folders:
+        folders[cx.clause] = "."
+        pictures_of[cx.clause] = written.pictures
+    page.write_text(check_html(result, target_spec, pictures_of, folders), encoding="utf-8")
+    written.files.insert(1, page)
     report = out / "report.json"
     data = report_json(result, command=command,
                        files=[written.rel(p) for p in [*written.files, report]])

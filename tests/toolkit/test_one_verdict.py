@@ -12,7 +12,7 @@ from pathlib import Path
 from schedcheck import pipeline
 from schedcheck.adapters import WheelCapabilities
 from schedcheck.report.card import NOT_SUPPORTED
-from schedcheck.report.html import card_html
+from schedcheck.report.html import check_html
 from schedcheck.report.writer import write_run
 from schedcheck.zoo.wheel_mutants import ForgottenRoundsWheel
 
@@ -46,7 +46,8 @@ def test_card_report_json_and_html_agree_on_every_clause(tmp_path: Path) -> None
     write_run(result, tmp_path, target_spec=spec, cwd=str(Path.cwd()), with_pictures=False)
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
     card = _card_rows((tmp_path / "card.txt").read_text(encoding="utf-8"))
-    page = html.unescape(card_html(result))
+    page = html.unescape((tmp_path / "index.html").read_text(encoding="utf-8"))
+    assert page == html.unescape(check_html(result, spec, {}, {})) or "<figure>" not in page
 
     rows = [row for section in report["card"] for row in section["rows"]]
     assert {row["verdict"] for row in rows} >= {"broken", "held", NOT_SUPPORTED}, rows
@@ -62,6 +63,7 @@ def test_card_report_json_and_html_agree_on_every_clause(tmp_path: Path) -> None
             assert row["reason"] == "", row
         if row["verdict"] == "broken":
             assert row["replay"].startswith("verified: fails at step"), row
+            assert f'href="{row["id"]}/replay.py"' in page or 'href="replay.py"' in page
 
 
 def test_a_core_level_run_puts_the_contract_clauses_on_the_card_as_report_json_does(
