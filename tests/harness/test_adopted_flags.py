@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from schedcheck.impl import Scheduler
+
 from schedcheck.harness import minimize
 from schedcheck.harness.program import Op
 from schedcheck.harness.result import RunResult
-from schedcheck.impl import Scheduler
 from schedcheck.systems import get
 
 
