@@ -12,8 +12,9 @@ Targets get cooperative primitives through ``lock_factory`` when their construct
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+import itertools
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from schedcheck.concurrency import patching, primitives
@@ -30,7 +31,8 @@ from schedcheck.concurrency.rounds import (
 )
 from schedcheck.contract import SchedcheckInternalError
 
-__all__ = ["Case", "SetupDiverged", "build", "controlled", "run_case"]
+__all__ = ["Case", "SetupDiverged", "build", "controlled", "fails_serially", "run_case",
+           "serial_orders"]
 
 
 @dataclass
@@ -72,6 +74,29 @@ def run_case(factory: Callable[..., Any], case: Case, *, budget: int = 50_000) -
     model = ops.model(*case.args, **case.options)
     run: Callable[..., RoundOutcome] = ops.part("case")
     return run(target, model, case, budget)
+
+
+def serial_orders(threads: Sequence[Program], names: Sequence[str]
+                  ) -> Iterator[tuple[list[Program], list[str]]]:
+    """Every order of the lanes, for a run with no preemption: one lane after another."""
+    for order in itertools.permutations(range(len(threads))):
+        yield [threads[i] for i in order], [names[i] for i in order]
+
+
+def fails_serially(factory: Callable[..., Any], case: Case) -> bool:
+    """Whether the case fails with its threads run one after another, in some order, with no
+    preemption: then its mistake is a sequential one -- a race needs an interleaving -- which
+    the sequential suites report under its own clause."""
+    for threads, names in serial_orders(case.threads, case.names):
+        try:
+            if not run_case(factory, replace(case, threads=threads, names=names,
+                                             schedule=[])).ok:
+                return True
+        except SetupDiverged:
+            return True
+        except SchedcheckInternalError:
+            return False
+    return False
 
 
 @SCHEDULER.provides("case")

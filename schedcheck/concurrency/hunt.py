@@ -20,7 +20,7 @@ import hypothesis
 from hypothesis import given
 from hypothesis import strategies as st
 
-from schedcheck.concurrency.cases import Case, SetupDiverged, build, run_case
+from schedcheck.concurrency.cases import Case, SetupDiverged, build, fails_serially, run_case
 from schedcheck.concurrency.explore import explore
 from schedcheck.concurrency.operations import SCHEDULER, WHEEL, DrawContext, table
 from schedcheck.concurrency.reduce import DEFAULT_SECONDS, Reduction, reduce_bounded
@@ -350,6 +350,9 @@ def _hunt_stage(
             if sweep.failing is not None:
                 case.schedule = sweep.failing
                 outcome = sweep.failure
+        if not outcome.ok and fails_serially(factory, case):
+            hypothesis.assume(False)  # a sequential mistake, not a race
+            return
         if not outcome.ok:
             failures.append((case, outcome))
         if counted is not None:
@@ -434,7 +437,7 @@ def reduce_case(factory: Callable[..., Any], case: Case, outcome: RoundOutcome |
                         again = sweep.failure
             except SetupDiverged:
                 continue
-            if not again.ok:
+            if not again.ok and not fails_serially(factory, candidate):
                 case, outcome = candidate, again
                 improved = True
                 break

@@ -13,7 +13,12 @@
   quiescent state). On success the machine's model becomes the state the target's
   observations select, and the suite's ``@invariant`` compares everything as after any rule;
   on failure the machine diverges on ``S-LIN`` with the thread programs, the schedule and --
-  for a deadlock -- the wait-for edges and cycle in the counterexample.
+  for a deadlock -- the wait-for edges and cycle in the counterexample;
+* unless the failure is no race: before a round runs, the target (with the handles it gave
+  out) is deep-copied when it can be; a round that fails is run again on that copy with no
+  preemption at all, and if it fails that way too, the mistake is a sequential one -- which
+  the sequential rules report under its own clause (and a keep-going run has set aside) --
+  so the round is no counterexample of linearizability: the example ends there, uncounted.
 
 The step printed for a round is one replayable line,
 ``concurrent_round(target, 'scheduler', threads=[...], schedule=[...], names=[...])``, and the
@@ -28,14 +33,17 @@ selected model copy. Its rounds run only without an executor and outside toleran
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Protocol, cast
 
+import hypothesis
 from hypothesis import strategies as st
 from hypothesis.stateful import precondition, rule
 
 from schedcheck.concurrency import patching
 from schedcheck.concurrency.cases import build as _build
+from schedcheck.concurrency.cases import serial_orders
 from schedcheck.concurrency.explore import explore
 from schedcheck.concurrency.operations import SCHEDULER, WHEEL, DrawContext, table
 from schedcheck.concurrency.rounds import (
@@ -172,7 +180,12 @@ class SchedulerRoundMixin:
                 f"schedule={schedule!r}, names={names!r})")
         words = "concurrent round:\n" + describe_round(threads, schedule, names)
         step = machine.trace.add(code, words, clause="S-LIN", thread="+".join(names))
+        twin = _twin(machine.target, {}, spec)
         outcome = run_round("scheduler", machine.target, spec, threads, schedule, names=names)
+        if not outcome.ok and twin is not None and _fails_serially(
+                twin, threads, names, lambda target, _handles, model_side, lanes, order:
+                run_round("scheduler", target, model_side, lanes, [], names=order)):
+            hypothesis.reject()  # a sequential mistake: no race (see the module docstring)
         machine.exercise("S-LIN", "S-T6")
         machine.last_clause, machine.last_words = "S-LIN", "a concurrent round"
         for op in outcome.history.operations:
@@ -188,6 +201,32 @@ class SchedulerRoundMixin:
             step.expected = step.actual = "linearizable"
             return
         _report_round(machine, "S-LIN", step, outcome, threads, names, schedule)
+
+
+def _twin(target: Any, handles: dict[str, Any], spec: Any) -> tuple[Any, Any, Any] | None:
+    """A deep copy of the target together with the handles it gave out (one copy: each
+    handle maps to its copy), and a copy of the model side; None when the target cannot be
+    copied."""
+    try:
+        twin, twin_handles = copy.deepcopy((target, handles))
+    except Exception:  # locks, files, C objects: no serial check for this target
+        return None
+    return twin, twin_handles, spec.copy()
+
+
+def _fails_serially(twin: tuple[Any, Any, Any], threads: list[Any], names: list[str],
+                    run: Callable[[Any, Any, Any, list[Any], list[str]], Any]) -> bool:
+    """Whether the round, run with no preemption -- its lanes one after another, in some
+    order -- on a copy of the state taken before it (``twin``, copied again per order), fails
+    too: then it shows a sequential mistake, not a race."""
+    for order_threads, order_names in serial_orders(threads, names):
+        (target, handles), model_side = copy.deepcopy(twin[:2]), twin[2].copy()
+        try:
+            if not run(target, handles, model_side, order_threads, order_names).ok:
+                return True
+        except Exception:
+            return False  # the copy does not run: no verdict from it, the round's own stands
+    return False
 
 
 def _report_round(machine: Any, clause: str, step: Any, outcome: Any, threads: Any,
@@ -309,8 +348,14 @@ class WheelRoundMixin(_Controlled):
                 f"handles={handles_code}, callbacks={cbs_code})")
         words = "concurrent round:\n" + describe_round(threads, schedule, names)
         step = machine.trace.add(code, words, clause="W-LIN", thread="+".join(names))
+        twin = _twin(machine.target, setup, spec)
         outcome = run_round("wheel", machine.target, spec, threads, schedule, names=names,
                             setup_handles=setup, target_callbacks=t_cbs, now=led.now)
+        if not outcome.ok and twin is not None and _fails_serially(
+                twin, threads, names, lambda target, handles, model_side, lanes, order:
+                run_round("wheel", target, model_side, lanes, [], names=order,
+                          setup_handles=handles, target_callbacks=t_cbs, now=led.now)):
+            hypothesis.reject()  # a sequential mistake: no race (see the module docstring)
         machine.exercise("W-LIN", "W-T4", "W4")
         if not outcome.ok:
             _report_round(machine, "W-LIN", step, outcome, threads, names, schedule)

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from schedcheck.concurrency.cases import Case, SetupDiverged, run_case
+from schedcheck.concurrency.cases import Case, SetupDiverged, fails_serially, run_case
 from schedcheck.concurrency.rounds import RoundOutcome
 from schedcheck.contract import SchedcheckInternalError
 from schedcheck.harness.delta import smaller_ints
@@ -226,7 +226,8 @@ def reduce_bounded(
             finally:
                 if progress is not None:
                     progress(tried, case_size(case))
-            if again.verdict == outcome.verdict:  # still fails, and the same way
+            # still fails, the same way, and still needs an interleaving to fail
+            if again.verdict == outcome.verdict and not fails_serially(factory, candidate):
                 case, outcome = candidate, again
                 improved = True
                 break

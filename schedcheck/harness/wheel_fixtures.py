@@ -90,6 +90,11 @@ class Callback:
     def __repr__(self) -> str:
         return self.name
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Callback:
+        """A callback is an identity (its log is the harness's), not part of a target's
+        state: a copy of a target calls the same callbacks."""
+        return self
+
 
 def make_callback(name: str, raises: bool = False, log: CallLog | None = None) -> Callback:
     """``cb_3 = make_callback("cb_3", raises=True)`` -- the replay script's spelling."""
