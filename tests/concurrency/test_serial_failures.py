@@ -34,7 +34,7 @@ def test_a_sequential_mistake_is_no_race() -> None:
 
 
 def test_a_race_needs_an_interleaving_and_is_still_found() -> None:
-    case, outcome = _failing()
+    case, _outcome = _failing()
     assert not fails_serially(rm.UnlockedDecrementScheduler, case)
     found = pipeline.run_rounds("scheduler", rm.UnlockedDecrementScheduler, examples=100,
                                 seed=0)
