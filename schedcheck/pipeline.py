@@ -187,6 +187,7 @@ def check(
                                            tolerance=inexact, seconds=stress_seconds))
     if result is None:
         result = RunResult.fresh(entry.name, target_name or _name(factory))
+    result.follow_seed_rules()
     if suite and levels:
         from schedcheck.levels import explain_stages
 

@@ -92,6 +92,22 @@ W_MEM = _wheel("W-MEM", "after every call the wheel holds at most 2 x pending + 
 W_COST = _wheel("W-COST", "a tick costs O(1 + its bucket), schedule and cancel O(1): n and 8n timers parked elsewhere, in one run", "contract: costs")
 W_LIN = _wheel("W-LIN", "concurrent rounds are linearizable against the model", "concurrency")
 
+#: The rules each point of a seed's "what the interviewer tests" rests on: a point is broken
+#: wherever one of its rules is (it is never "held" beside them), with that rule's
+#: counterexample.
+SEED_RULES: dict[str, tuple[str, ...]] = {
+    S_T1: (S_INV, S_TERMINAL),
+    S_T2: (S_COST,),
+    S_T3: (S4,),
+    S_T4: (S2, S5, S6, S_ORACLE_CYCLE),
+    S_T5: (S3, S_CLAIM_ONCE, S7),
+    S_T6: (S_LIN,),
+    W_T1: (W2,),
+    W_T2: (W1, W_INV_EARLY, W_INV_LATE),
+    W_T3: (W4,),
+    W_T4: (W3, W5, W_LIN),
+}
+
 SCHEDULER_CLAUSES: tuple[Clause, ...] = tuple(_SCHEDULER)
 WHEEL_CLAUSES: tuple[Clause, ...] = tuple(_WHEEL)
 #: The clause table of each system, by the system's name.

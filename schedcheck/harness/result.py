@@ -24,7 +24,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from schedcheck.harness.clauses import Clause, clauses_for
+from schedcheck.harness.clauses import SEED_RULES, Clause, clauses_for
 
 HELD = "held"
 BROKEN = "broken"
@@ -203,6 +203,20 @@ class RunResult:
         if self.counterexample is not None and self.counterexample not in out:
             out.insert(0, self.counterexample)
         return out
+
+    def follow_seed_rules(self) -> None:
+        """A seed's point (``S-T3``: releases only the affected dependents ...) is broken
+        wherever a rule it rests on is (``clauses.SEED_RULES``), never "held" beside it;
+        its reason names the rule, whose counterexample shows it."""
+        for point, rules in SEED_RULES.items():
+            stat = self.stats.get(point)
+            if stat is None or stat.broken:
+                continue
+            broken = [r for r in rules if r in self.stats and self.stats[r].broken]
+            if broken:
+                stat.broken = True
+                stat.why = (f"broken where its rule{'s' if len(broken) > 1 else ''} "
+                            f"{', '.join(broken)} broke (that counterexample shows it)")
 
     @property
     def ok(self) -> bool:

@@ -42,11 +42,12 @@ class AdvanceRules(WheelChecks):
         step = self.trace.add(call_code("advance", assign=name, now=now), words)
         lag_before, prev_now, cursor_before = led.lag(), led.now, led.cursor
         m = observe_model(self.model.advance, now)
+        before = None if m.ok else self.counts()  # a refusal must leave them as they are
         t = observe(self.target.advance, now=now)
         if not m.ok:
             self.expect("W1" if m.error == "ValueError" else "W6", step, m, t,
                         check=check_expr(m, None), also=("W6",))
-            self._check_counts("W6", "W6")  # errors never change state
+            self.counts_unchanged(before)  # errors never change state (W6)
             return
         first, last = led.window(now)
         self.longest_stall = max(self.longest_stall, now // tick - prev_now // tick)
@@ -155,5 +156,6 @@ class AdvanceRules(WheelChecks):
     def drain_backlog(self) -> None:
         """The same ``now`` again: a budget-limited wheel works off its backlog (rule 1)."""
         event("advance: drain backlog")
-        self._advance(self.ledger.now, words="advance with the same now again (lag_ticks() > 0:"
-                      " process the ticks still behind)")
+        now = self.ledger.now
+        self._advance(now, words=f"advance to {now} (no later: process the ticks still "
+                      "behind)")

@@ -178,6 +178,31 @@ class WheelChecks(SuiteMachine):
         if self.trace.steps and self.trace.steps[-1] is step:
             self.trace.steps.pop()
 
+    def counts(self) -> dict[str, Observed]:
+        """The target's own counts now (``pending()``, ``lag_ticks()`` where it has them),
+        read before a call the model refuses."""
+        out = {}
+        if self.support.caps.counts_pending:
+            out["pending"] = observe(self.target.pending)
+        if "lag_ticks" in self.support.methods and not self.tolerance:
+            out["lag_ticks"] = observe(self.target.lag_ticks)
+        return out
+
+    def counts_unchanged(self, before: dict[str, Observed] | None) -> None:
+        """W6 after a refused call: the target's counts are what they were before it (the
+        target against itself -- a count that was already wrong is W-INV-PENDING's or W1's
+        business, checked after every rule). Without a reading from before (the model
+        accepted the call the target refused), the counts against the model."""
+        if before is None:
+            self._check_counts("W6", "W6")
+            return
+        for method, was in before.items():
+            if was.ok:
+                self._compare_query("W6", f"target.{method}()", f"read {method}() again",
+                                    was.value, observe(getattr(self.target, method)),
+                                    f"a refused call must change nothing: {method}() was "
+                                    f"{was.value!r} before it")
+
     def _check_counts(self, clause_pending: str, clause_lag: str) -> None:
         """pending() and lag_ticks() against the model (exact) or the target's own ledger."""
         if not self.support.caps.counts_pending:
@@ -301,7 +326,11 @@ class WheelChecks(SuiteMachine):
                 self.diverge("W-INV-ONCE", f"{rec.name} fired again: it already fired during "
                              f"ticks {rec.t_ticks}", step=step)
             if rec.t_state == CANCELLED:
-                self.diverge("W-INV-ONCE", f"{rec.name} fired although cancel({rec.name}) "
+                # the invariant, and the contract's cancel rule (exactly one of: cancel
+                # returned True, or the timer fires): with the invariant already reported
+                # (set aside), the same breach is the cancel rule's
+                clause = "W4" if "W-INV-ONCE" in self.set_aside else "W-INV-ONCE"
+                self.diverge(clause, f"{rec.name} fired although cancel({rec.name}) "
                              "returned True earlier: a cancelled timer never fires", step=step)
             if at_now and rec.deadline > now + early:
                 self.diverge("W-INV-EARLY", f"{rec.name} (deadline {rec.deadline}) fired in "

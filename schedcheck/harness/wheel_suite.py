@@ -179,6 +179,7 @@ class WheelMachine(AdvanceRules, WheelCancels):
             if well_formed and (m.error == "WheelFullError") != full:
                 self._internal(f"{method}({value!r}) with {len(led.live())} live timers: model "
                                f"says {m.describe()}, ledger max_pending={led.max_pending}")
+        before = None if m.ok else self.counts()  # a refusal must leave them as they are
         t = observe(getattr(self.target, method), **{key: value, "callback": t_arg})
         assign = f"h_{len(led.timers)}" if m.ok else None
         code = call_code(method, assign=assign, **{key: value, "callback": shown})
@@ -195,7 +196,7 @@ class WheelMachine(AdvanceRules, WheelCancels):
             self._ex("W5", "W-T4")
             event("schedule: wheel full")
         if not t.ok:
-            self._check_counts("W6", "W6")  # errors never change state
+            self.counts_unchanged(before)  # errors never change state (W6)
             return
         deadline = led.now + value if after else value
         rec = led.schedule(deadline, name, raises)
@@ -225,9 +226,9 @@ class WheelMachine(AdvanceRules, WheelCancels):
         self._burst = True
         deadline = self._deadline(kind, 0, 1, r)
         event(f"burst of {k} at one deadline")
-        for i in range(k):
+        for _ in range(k):
             self._schedule(deadline, False, after=False,
-                           words=f"schedule timer {i + 1} of a burst of {k} at {deadline}")
+                           words=f"schedule a timer at {deadline} (in a burst at one deadline)")
             if self.ledger.full(len(self.ledger.t_live() if self.tolerance
                                     else self.ledger.live())):
                 break
@@ -244,7 +245,7 @@ class WheelMachine(AdvanceRules, WheelCancels):
             before = len(self.ledger.timers)
             deadline = self._deadline("rotations", 0, m, r + j)
             self._schedule(deadline, False, after=False,
-                           words=f"timeout {j + 1} of {k}: a timer at {deadline}")
+                           words=f"a request's timeout: a timer at {deadline}")
             if len(self.ledger.timers) > before:
                 made.append(self.ledger.timers[-1])
         self._advance(self.ledger.now + self.ledger.tick, words="a tick passes")

@@ -76,3 +76,24 @@ def test_a_set_aside_query_is_not_a_step_of_the_next_counterexample() -> None:
     words = [st.words for st in cx.steps]
     assert not any("count the pending timers" in w for w in words), words
     assert len(cx.steps) <= 8, words
+
+
+def test_a_count_already_wrong_is_not_blamed_on_a_refused_call() -> None:
+    """W6 (errors change nothing) compares the target's counts with its own from before the
+    refused call: a pending() that was already wrong (W-INV-PENDING, set aside) is no W6."""
+    from schedcheck.harness import minimize
+    from schedcheck.harness.program import Op, TimerName
+    from schedcheck.systems import get
+
+    program = [Op("_build", (1, 1, {}), {}),
+               Op("_schedule", (0, False), {"after": False, "words": "a timer at 0"},
+                  made=("h_0",)),
+               Op("cancel_timer", (TimerName("h_0"),), {}),
+               Op("_advance", (True,), {"words": "advance with a bool now"})]
+    machine = get("wheel").make_machine(KeepsCancelledTimers)
+    first, _ = minimize._in_test_context(lambda: minimize.replay(machine, program))
+    assert first is not None and first.clause == "W-INV-PENDING", first and first.message
+    machine.set_aside = frozenset({"W-INV-PENDING"})
+    again, replayed = minimize._in_test_context(lambda: minimize.replay(machine, program))
+    assert len(replayed) == len(program)
+    assert again is None, (again.clause, again.message)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from schedcheck import pipeline
 from schedcheck.adapters import WheelCapabilities
+from schedcheck.harness.clauses import SEED_RULES
 from schedcheck.report.card import NOT_SUPPORTED
 from schedcheck.report.html import check_html
 from schedcheck.report.writer import write_run
@@ -61,7 +62,9 @@ def test_card_report_json_and_html_agree_on_every_clause(tmp_path: Path) -> None
         assert cell.group(2).startswith(row["reason"]), (row, cell.group(2))
         if row["verdict"] == "held":
             assert row["reason"] == "", row
-        if row["verdict"] == "broken":
+        if row["verdict"] == "broken" and row["id"] in SEED_RULES:  # broken with its rule
+            assert any(rule in row["reason"] for rule in SEED_RULES[row["id"]]), row
+        elif row["verdict"] == "broken":
             assert row["replay"].startswith("verified: fails at step"), row
             assert f'href="{row["id"]}/replay.py"' in page or 'href="replay.py"' in page
 
