@@ -216,7 +216,9 @@ def time_note(spent: list[tuple[str, float, float | None]], budget: float | None
         name = stage.removeprefix(label).strip().strip("()") or "the levels' search"
         text = f"{name} {seconds:.1f} s"
         if budget is not None and name == "the levels' search":
-            text += f" of its {budget:g} s budget"
+            text += (f" of its {budget:g} s budget" if seconds <= budget else
+                     f" for a {budget:g} s budget (the search stops at its budget; the "
+                     "example under way and the reductions finish after it)")
         if first is not None:
             text += (f", the first counterexample after {first:.1f} s (the rest grades the "
                      "other clauses; --first stops there)")

@@ -78,6 +78,11 @@ NOT_CONTINUABLE = frozenset({S2, S_ORACLE_CYCLE, S_ORACLE_TOPO})
 STATES = frozenset(s.name for s in contract.TaskState)
 
 
+#: The states a generation can be in once it was claimed (RUNNING, or ended from it): the only
+#: ones a cancel request can belong to.
+_MAY_HAVE_RUN = frozenset({"RUNNING", "SUCCEEDED", "FAILED", "CANCELLED"})
+
+
 class SchedulerChecks(SuiteMachine):
     """Per-run state and the checks; the rules live in ``scheduler_suite.SchedulerMachine``.
 
@@ -155,9 +160,15 @@ class SchedulerChecks(SuiteMachine):
                 return False
             _, gen, state, cause = got.value
             # the flag outlives its generation's run (a cancel requested of a RUNNING task
-            # stays true after it ended): the target's word, whatever the state
-            asked = observe(self.target.cancel_requested, tid, gen, norm=bool)
-            requested = bool(asked.value) if asked.ok else False
+            # stays true after it ended): the target's word while it runs and once it ran
+            requested = False
+            if state not in _MAY_HAVE_RUN:
+                # not claimed, by the target's word: a claim the model's set-aside reply
+                # recorded for this generation never happened
+                self.claimed.discard((tid, int(gen)))
+            if state in _MAY_HAVE_RUN:
+                asked = observe(self.target.cancel_requested, tid, gen, norm=bool)
+                requested = bool(asked.value) if asked.ok else False
             try:
                 adopted = None if cause is None else contract.Cause(
                     str(cause[0]).lower(), cause[1], int(cause[2]))

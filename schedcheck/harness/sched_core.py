@@ -410,10 +410,15 @@ class SchedulerCoreMachine(SuiteMachine):
         return [(t, g) for t, g in self.claims if self.state[t] == "running"]
 
     @precondition(lambda self: self.caps.fail and bool(self._running()))
-    @rule(i=st.integers(0, 50))
-    def fail(self, i: int) -> None:
+    @rule(i=st.integers(0, 50), times=st.sampled_from((1, 1, 2)))
+    def fail(self, i: int, times: int) -> None:
+        """A running claim fails -- sometimes reported twice, as a retried worker does (the
+        duplicate must change nothing: a slot freed twice lets ready() claim over the
+        limit)."""
         running = self._running()
-        self._callback("fail", *running[i % len(running)])
+        tid, gen = running[i % len(running)]
+        for _ in range(times):
+            self._callback("fail", tid, gen)
 
     @precondition(lambda self: self.caps.cancel and self._live())
     @rule(tid=st.sampled_from(IDS))
@@ -425,7 +430,9 @@ class SchedulerCoreMachine(SuiteMachine):
     def drain(self, fail_every: int) -> None:
         """Claim and complete until nothing runs: nothing that can run may be lost (the
         last ``ready()`` checks it). With ``fail_every`` k > 0 (and a ``fail``), every k-th
-        running claim fails instead: its dependents must then never be handed out."""
+        running claim fails instead: its dependents must then never be handed out; with
+        k == 2 each failure is reported twice, as a retried worker does (the duplicate must
+        change nothing: a slot freed twice lets the next ``ready()`` claim over the limit)."""
         done = 0
         for _ in range(len(self.deps) + 2):
             for tid, gen in list(self.claims):
@@ -434,7 +441,8 @@ class SchedulerCoreMachine(SuiteMachine):
                 done += 1
                 failing = (self.caps.fail and "S5" not in self.refused and fail_every
                            and done % fail_every == 0)
-                self._callback("fail" if failing else "complete", tid, gen)
+                for _again in range(2 if failing and fail_every == 2 else 1):
+                    self._callback("fail" if failing else "complete", tid, gen)
             before = len(self.claims)
             self._ready(None)
             if len(self.claims) == before:

@@ -341,10 +341,22 @@ class SchedulerMachine(TopoOracleRule):
             return multiple()
         refs = []
         for i, (tid, gen) in enumerate(exp.value):
+            if self._not_claimed(tid, gen):
+                continue  # a set-aside reply: the model adopted the target's unclaimed task
             self.claim(tid, gen)
             self._holders[worker].add((tid, gen))
             refs.append(ClaimRef(tid, gen, worker, f"{name}[{i}]"))
         return multiple(*refs)
+
+    def _not_claimed(self, tid: Any, gen: int) -> bool:
+        """Whether the model, after the call, holds ``(tid, gen)`` as never claimed (it
+        adopted the target's state past a set-aside ``ready()`` that did not claim it)."""
+        try:
+            info = self.m.info(tid)
+        except Exception:
+            return False
+        return info.generation == gen and info.state in (
+            contract.TaskState.PENDING, contract.TaskState.READY, contract.TaskState.BLOCKED)
 
     # ---- classic scenarios (the seed's "what the interviewer tests") ---------------------
 

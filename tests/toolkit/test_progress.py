@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from schedcheck.progress import Ticker
+from schedcheck.progress import Ticker, time_note
 
 
 class Clock:
@@ -84,7 +84,7 @@ def test_the_thread_writes_the_heartbeat_and_stops() -> None:
 
 
 def test_the_time_note_says_where_a_check_spent_its_budget() -> None:
-    from schedcheck.progress import time_note, timed
+    from schedcheck.progress import timed
 
     spent: list[tuple[str, float, float | None]] = []
 
@@ -107,3 +107,10 @@ def test_the_time_note_says_where_a_check_spent_its_budget() -> None:
     assert "of its 25 s budget, the first counterexample after" in note
     assert "--first stops there" in note
     assert "; scaling clause " in note and note.endswith(" s in all")
+
+
+def test_a_search_past_its_budget_says_why_instead_of_a_fraction_over_one() -> None:
+    note = time_note([("scheduler mine.py:S", 27.6, None)], 25.0, "scheduler mine.py:S")
+    assert "27.6 s of its 25 s budget" not in note
+    assert "27.6 s for a 25 s budget" in note and "finish after it" in note
+    assert "3.0 s of its 25 s budget" in time_note([("x", 3.0, None)], 25.0, "x")
