@@ -88,7 +88,7 @@ W_T1 = _wheel("W-T1", "relates tick, bucket count, covered span and deadline exa
 W_T2 = _wheel("W-T2", "handles rotations, the current bucket's not-yet-due timers, late ticks, no early firing", "seed: what the interviewer evaluates")
 W_T3 = _wheel("W-T3", "cancellation is cheap and a cancelled node can never run", "seed: what the interviewer evaluates")
 W_T4 = _wheel("W-T4", "thread safety, callback isolation, clock choice and overload behaviour", "seed: what the interviewer evaluates")
-W_MEM = _wheel("W-MEM", "after every call the wheel holds at most 2 x pending + 2 timer entries (cancelled shells included)", "contract: costs")
+W_MEM = _wheel("W-MEM", "after every call the wheel holds at most 2 x pending timer entries (cancelled shells included)", "contract: costs")
 W_COST = _wheel("W-COST", "a tick costs O(1 + its bucket), schedule and cancel O(1): n and 8n timers parked elsewhere, in one run", "contract: costs")
 W_LIN = _wheel("W-LIN", "concurrent rounds are linearizable against the model", "concurrency")
 

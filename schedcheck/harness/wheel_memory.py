@@ -33,9 +33,9 @@ EXEMPT = "keeps_every_timer"
 
 def entry_bound(pending: int) -> int:
     """The most timer entries a wheel may hold with ``pending`` timers pending, after a call
-    (specs/wheel.md "Memory bound": ``2 x pending``; two entries of slack for a wheel that frees a
-    fired or cancelled timer one call late)."""
-    return 2 * pending + 2
+    (specs/wheel.md "Memory bound": ``2 x pending + c`` with ``c = 0``: a wheel with nothing
+    pending holds nothing)."""
+    return 2 * pending
 
 
 def exempt(obj: Any) -> bool:

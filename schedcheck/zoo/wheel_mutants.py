@@ -246,7 +246,7 @@ class StallTickByTickWheel(HashedTimingWheel):
 @mutant(name="wheel-shells-never-compacted", system="wheel", clause=W_MEM, source=_EXTRA,
         mistake="lazy cancel without compaction: a cancelled timer's shell stays in its bucket "
                 "until the cursor takes that bucket, so a wheel whose timers were cancelled "
-                "keeps every shell (far more than 2 x pending + 2 entries, with nothing "
+                "keeps every shell (far more than 2 x pending entries, with nothing "
                 "pending)")
 class ShellsNeverCompactedWheel(HashedTimingWheel):
     """Cancelled shells are only dropped when their bucket is processed."""
