@@ -190,8 +190,12 @@ def to_counterexample(case: Case, outcome: RoundOutcome,
     steps.append(Step(len(steps), replay, "replay the round under the same schedule",
                       diverged=True, clause=clause, check="outcome.ok",
                       expected="linearizable", actual=outcome.verdict))
+    built = ", ".join([*map(repr, case.args), *(f"{k}={v!r}" for k, v in case.options.items())])
     snapshot: dict[str, Any] = {"threads": case.threads, "names": case.names,
-                                **round_snapshot(outcome)}
+                                **round_snapshot(outcome),
+                                # what the steps text shows as the constructor
+                                "constructor": f"target = {factory_expr}({built}) (run_case "
+                                               "builds it with the controller's locks)"}
     if outcome.run.deadlock:
         snapshot["wait_for"] = outcome.run.wait_for
         snapshot["cycle"] = outcome.run.cycle

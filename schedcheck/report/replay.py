@@ -51,9 +51,7 @@ broken:  {clause}
 {message}
 
 It loads the target the way `schedcheck check` did, replays the {n} steps below, and fails
-with an AssertionError at step {diverging} if the target still behaves this way. It needs only
-the target and the standard library: how the check reads replies and the callbacks it passed
-are written out below.
+with an AssertionError at step {diverging} if the target still behaves this way. {needs}
 Found by: {command}
 """
 
@@ -253,7 +251,13 @@ def replay_script(
     message = textwrap.fill(cx.message, 92) if cx.message else ""
     all_code = "\n".join([cx.setup, *(st.code for st in cx.steps)])
     doubles, preamble = _doubles(cx, all_code)
+    setup = cx.setup.strip() or "target = factory()"
+    race = "schedcheck" in "\n".join([setup, *preamble])
     head = _HEADER.format(
+        needs=("It needs the target\nand schedcheck, whose thread controller drives the "
+               "recorded interleaving (it is found\nwhere the checking python found it)."
+               if race else "It needs only\nthe target and the standard library: how the "
+               "check reads replies and the callbacks it\npassed are written out below."),
         filename=filename,
         system=cx.system,
         target=target_spec,
@@ -271,10 +275,8 @@ def replay_script(
         step_seconds=cx.step_seconds or guard.step_seconds(),
         hash_seed=current_hash_seed(),
     )
-    setup = cx.setup.strip() or "target = factory()"
     # a race's replay imports schedcheck's thread controller: make it importable first
-    needs = ["need_schedcheck(SEARCH_PATHS)", ""] if "schedcheck" in "\n".join(
-        [setup, *preamble]) else []
+    needs = ["need_schedcheck(SEARCH_PATHS)", ""] if race else []
     lines = [head, *needs, *preamble,
              "with step_limit(-1, 'build the target', STEP_SECONDS):",
              textwrap.indent(setup, "    "), ""]

@@ -49,7 +49,8 @@ def steps_text(
     ]
     if cx.message:
         out += [*textwrap.wrap(cx.message, 96), ""]
-    out.append(f"the constructor: {cx.setup.strip()}")
+    shown = cx.snapshot.get("constructor") if isinstance(cx.snapshot, dict) else None
+    out.append(f"the constructor: {shown or cx.setup.strip()}")
     lanes = {st.thread for st in cx.steps if st.thread}
     for st in cx.steps:
         lane = f"[{st.thread}] " if lanes and st.thread else ""
