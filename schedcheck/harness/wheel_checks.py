@@ -472,8 +472,8 @@ class WheelChecks(SuiteMachine):
                           f"and held_now <= {entry_bound(pending)}")
             self._query_diverges(
                 "W-MEM", f"the wheel still references {held} of the timers it returned with "
-                f"{pending} pending; it may hold at most {entry_bound(pending)} (2 x pending "
-                "+ 2, cancelled shells included): cancelled or fired timers are kept instead "
+                f"{pending} pending; it may hold at most {entry_bound(pending)} (2 x pending, "
+                "cancelled shells included): cancelled or fired timers are kept instead "
                 "of dropped or compacted (specs/wheel.md, Costs)", step)
 
     def _check_flags(self, name: str, fired: Observed, cancelled: Observed) -> None:
