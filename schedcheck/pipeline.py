@@ -91,7 +91,7 @@ def check(
     level: str | None = None,
     step_seconds: float | None = None,
     first: bool = False,
-    hunt_first: bool = False,
+    hunt_first: bool = True,
     stress_seconds: float | None = None,
 ) -> RunResult:
     """Run the chosen stages against ``factory`` and return one RunResult.
@@ -108,8 +108,9 @@ def check(
     core level and the contract level (only the one named by ``level``), each keep-going
     (``schedcheck.levels``), each round a budgeted search sharing ``budget`` when one is
     given; the scaling clause then runs whenever the contract level is graded and supported.
-    ``first=True`` stops at the first counterexample, every stage included; ``hunt_first``:
-    see :func:`run_rounds`; ``stress_seconds`` bounds real-thread stress (default: its own
+    ``first=True`` stops at the first counterexample, every stage included; ``hunt_first``
+    (the default): the concurrent rounds start with the race hunt, whose counterexample is a
+    replayable round that is reduced (see :func:`run_rounds`); ``stress_seconds`` bounds real-thread stress (default: its own
     deadline). Raises
     :class:`Unusable` when the target cannot be built, ValueError for an unknown system or a
     tolerance mode the system lacks.
