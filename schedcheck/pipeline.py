@@ -110,8 +110,8 @@ def check(
     given; the scaling clause then runs whenever the contract level is graded and supported.
     ``first=True`` stops at the first counterexample, every stage included; ``hunt_first``
     (the default): the concurrent rounds start with the race hunt, whose counterexample is a
-    replayable round that is reduced (see :func:`run_rounds`); ``stress_seconds`` bounds real-thread stress (default: its own
-    deadline). Raises
+    replayable round that is reduced (see :func:`run_rounds`); ``stress_seconds`` bounds
+    real-thread stress (default: its own deadline). Raises
     :class:`Unusable` when the target cannot be built, ValueError for an unknown system or a
     tolerance mode the system lacks.
     """

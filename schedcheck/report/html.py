@@ -1,6 +1,6 @@
-"""``index.html`` of ``schedcheck verify`` (and of ``schedcheck check --out``:
-:func:`check_html`): one self-contained page (CSS in the page, pictures as inline SVG, no
-scripts, no network) that shows a newcomer what the toolkit proves and catches:
+"""``index.html`` of ``schedcheck verify`` (its shared pieces, and the page of a
+``schedcheck check --out`` folder, are in ``page``): one self-contained page (CSS in the
+page, pictures as inline SVG, no scripts, no network) that shows a newcomer what the toolkit proves and catches:
 
 1. the verdict and what ran (and what was not available or skipped);
 2. one report card per suite run (verdict per clause, steps that exercised it, notes such as
@@ -18,93 +18,21 @@ whose labels are escaped in ``render.py``) with its XML prolog stripped.
 
 from __future__ import annotations
 
-import html
 import re
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from schedcheck.harness.result import RunResult
-from schedcheck.report.card import card_data, summary_line
-from schedcheck.report.render import STATE_COLOURS, pictures, render_svg
+from schedcheck.report.page import CAPTIONS, card_html, check_html, inline_svg, legend, page
+from schedcheck.report.page import esc as _e
+from schedcheck.report.render import pictures, render_svg
 from schedcheck.report.steps import steps_text
 
 if TYPE_CHECKING:
     from schedcheck.report.verify import VerifyReport
 
-__all__ = ["check_html", "choose_showcase", "index_html", "inline_svg"]
+__all__ = ["check_html", "choose_showcase", "index_html", "inline_svg"]  # the last two: page's
 
-_CSS = """
-body { font: 15px/1.45 -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; margin: 0;
-       color: #1d1d1f; background: #fafafa; }
-main { max-width: 1300px; margin: 0 auto; padding: 24px 32px 64px; }
-h1 { font-size: 28px; margin: 0 0 4px; } h2 { margin-top: 40px; border-bottom: 2px solid #ddd; }
-h3 { margin-top: 28px; }
-.lede { color: #555; max-width: 900px; }
-.tiles { display: flex; gap: 14px; flex-wrap: wrap; margin: 20px 0; }
-.tile { background: white; border: 1px solid #ddd; border-radius: 10px; padding: 12px 18px;
-        min-width: 190px; }
-.tile b { display: block; font-size: 22px; }
-.ok { color: #1a7f37; } .bad { color: #cf222e; } .warn { color: #9a6700; }
-table { border-collapse: collapse; background: white; margin: 8px 0 16px; width: 100%; }
-th, td { border: 1px solid #e1e1e1; padding: 4px 8px; text-align: left; vertical-align: top;
-         font-size: 13px; }
-th { background: #f3f3f3; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
-.v-held { color: #1a7f37; font-weight: 600; } .v-broken { color: #cf222e; font-weight: 700; }
-.v-not-supported { color: #9a6700; } .v-not-reached { color: #888; }
-.v-partly-exercised { color: #1f6f8b; }
-.v-unknown { color: #8250df; }
-tr.broken td { background: #fff0f0; }
-table.witness { margin: 4px 0; font-size: 90%; }
-table.witness td, table.witness th { padding: 2px 8px; }
-pre { background: #f6f8fa; border: 1px solid #e1e1e1; padding: 10px; overflow-x: auto;
-      font-size: 12px; }
-figure { margin: 12px 0 24px; background: white; border: 1px solid #e1e1e1; padding: 8px;
-         overflow-x: auto; }
-figure svg { max-width: 100%; height: auto; }
-figcaption { font-size: 13px; color: #555; margin-bottom: 6px; }
-.legend span { display: inline-block; padding: 1px 8px; margin: 2px; border: 1px solid #bbb;
-               border-radius: 4px; font-size: 12px; }
-.note { color: #555; font-size: 13px; }
-"""
-
-
-def _e(value: Any) -> str:
-    return html.escape(value if isinstance(value, str) else str(value))
-
-
-def inline_svg(svg: str) -> str:
-    """``dot``'s SVG without the XML prolog/doctype/comments, ready to sit inside HTML."""
-    start = svg.find("<svg")
-    body = svg[start:] if start >= 0 else svg
-    return re.sub(r"<!--.*?-->", "", body, flags=re.S)
-
-
-def _verdict_cell(verdict: str) -> str:
-    return f'<td class="v-{verdict.replace(" ", "-")}">{_e(verdict)}</td>'
-
-
-def card_html(result: RunResult) -> str:
-    """The card's sections and rows (``card_data``: the verdicts the card and report.json
-    show), as tables."""
-    tables = []
-    for section in card_data(result):
-        rows = []
-        for row in section["rows"]:
-            cls = ' class="broken"' if row["verdict"] == "broken" else ""
-            why = row["reason"] + (f"; replay {row['replay']}" if row["replay"] else "")
-            rows.append(f"<tr{cls}><td><code>{_e(row['id'])}</code></td><td>{_e(row['title'])}"
-                        f"</td><td>{_e(row['source'])}</td>{_verdict_cell(row['verdict'])}"
-                        f'<td class="num">{row["steps"]}</td><td>{_e(why)}</td></tr>')
-        title = (f'<h4>{_e(section["section"])}: {_e(section["summary"])}</h4>'
-                 if section["section"] else "")
-        tables.append(f"{title}<table><tr><th>clause</th><th>what must hold</th><th>source</th>"
-                      f"<th>verdict</th><th>steps</th><th>why</th></tr>{''.join(rows)}</table>")
-    notes = "".join(f'<p class="note">{_e(n)}</p>' for n in result.notes)
-    status = "ok" if result.ok else "bad"
-    return (f'<h3 class="{status}">{_e(result.system)} &mdash; <code>{_e(result.target)}</code>'
-            f"</h3><p>{_e(summary_line(result))}</p>{''.join(tables)}{notes}")
 
 
 _ASSIGNMENT = re.compile(r"^\s*([A-Za-z_][\w\[\]]*)\s*=\s*(.+?)\s*$")
@@ -251,56 +179,10 @@ def counterexample_html(result: RunResult, heading: str, target: str) -> str:
              f"<pre>{_e(steps_text(cx, target=target))}</pre>"]
     for name, g in pictures(cx).items():
         svg = render_svg(g)
-        caption = _CAPTIONS.get(name, name)
+        caption = CAPTIONS.get(name, name)
         body = inline_svg(svg) if svg else f"<pre>{_e(g.source)}</pre>"
         parts.append(f"<figure><figcaption>{_e(caption)}</figcaption>{body}</figure>")
     return "\n".join(parts)
-
-
-_CAPTIONS = {"lanes": "the steps, one lane per worker/thread; the divergence in red",
-             "tasks": "the task graph at the failing step: model and implementation",
-             "ring": "the ring of buckets at the failing tick",
-             "timeline": "the ticks processed: fired and cancelled",
-             "cycle": "the reported cycle, checked against the graph with networkx",
-             "deadlock": "the wait-for cycle"}
-
-
-def check_html(result: RunResult, target: str, pictures_of: dict[str, list[Path]],
-               folder_of: dict[str, str]) -> str:
-    """The ``index.html`` of a ``check --out`` folder: the card (``card_data``, as card.txt
-    and report.json show it), then each counterexample -- its replay's verdict and a link to
-    it (``folder_of``: clause -> the folder its files are in), its steps, and the pictures
-    already written (``pictures_of``: clause -> files; the SVGs are inlined)."""
-    body = [f"<h1>schedcheck check</h1>{card_html(result)}"]
-    if result.all_counterexamples():
-        body.append(_legend())
-    for number, cx in enumerate(result.all_counterexamples(), 1):
-        folder = folder_of.get(cx.clause, ".")
-        where = "" if folder == "." else f"{folder}/"
-        body.append(f'<h2 id="{_e(cx.clause)}">counterexample {number}: {_e(cx.clause)}</h2>'
-                    f'<p><a href="{_e(where)}replay.py"><code>{_e(where)}replay.py</code></a>'
-                    f" &mdash; {_e(cx.replay_check or 'not run')}; steps in "
-                    f'<a href="{_e(where)}steps.txt"><code>{_e(where)}steps.txt</code></a></p>'
-                    f"<pre>{_e(steps_text(cx, target=target))}</pre>")
-        for path in pictures_of.get(cx.clause, []):
-            if path.suffix == ".svg":
-                caption = _CAPTIONS.get(path.stem, path.stem)
-                body.append(f"<figure><figcaption>{_e(caption)}</figcaption>"
-                            f"{inline_svg(path.read_text(encoding='utf-8'))}</figure>")
-    return _page(f"schedcheck check: {result.system} {result.target}", body)
-
-
-def _page(title: str, body: list[str]) -> str:
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{_e(title)}</title>"
-            f"<style>{_CSS}</style></head><body><main>\n" + "\n".join(body)
-            + "\n</main></body></html>\n")
-
-
-def _legend() -> str:
-    spans = "".join(f'<span style="background:{c}">{_e(s.lower())}</span>'
-                    for s, c in STATE_COLOURS.items() if s != "ABSENT")
-    return f'<p class="legend">task states: {spans}</p>'
 
 
 def index_html(report: VerifyReport) -> str:
@@ -353,7 +235,7 @@ def index_html(report: VerifyReport) -> str:
                         "with the model and the implementation side by side, and the pictures. "
                         "Every zoo entry's folder also holds a runnable "
                         "<code>replay.py</code>.</p>")
-            body.append(_legend())
+            body.append(legend())
             for r in show:
                 body.append(counterexample_html(
                     r.result, f"<code>{_e(r.mutant.name)}</code> &mdash; {_e(r.mutant.mistake)}",
@@ -380,7 +262,7 @@ def index_html(report: VerifyReport) -> str:
     if report.zoo is not None:
         body.append("<h2>The zoo: every catalogued mistake and the check that catches it</h2>")
         body.append(_zoo_html(report.zoo))
-    return _page("schedcheck verify", body)
+    return page("schedcheck verify", body)
 
 
 def _ok_lemma(lem: Any) -> bool:

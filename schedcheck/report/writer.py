@@ -25,7 +25,7 @@ from typing import Any
 from schedcheck.harness import guard
 from schedcheck.harness.result import Counterexample, RunResult
 from schedcheck.report.card import card_data, card_text
-from schedcheck.report.html import check_html
+from schedcheck.report.page import check_html
 from schedcheck.report.render import write_pictures
 from schedcheck.report.replay import replay_script
 from schedcheck.report.replay_check import ReplayCheck, check_replay
