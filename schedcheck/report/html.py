@@ -1,6 +1,7 @@
 """``index.html`` of ``schedcheck verify`` (its shared pieces, and the page of a
 ``schedcheck check --out`` folder, are in ``page``): one self-contained page (CSS in the
-page, pictures as inline SVG, no scripts, no network) that shows a newcomer what the toolkit proves and catches:
+page, pictures as inline SVG, no scripts, no network) that shows a newcomer what the toolkit
+proves and catches:
 
 1. the verdict and what ran (and what was not available or skipped);
 2. one report card per suite run (verdict per clause, steps that exercised it, notes such as
