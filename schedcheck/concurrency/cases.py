@@ -31,8 +31,8 @@ from schedcheck.concurrency.rounds import (
 )
 from schedcheck.contract import SchedcheckInternalError
 
-__all__ = ["Case", "SetupDiverged", "build", "controlled", "fails_serially", "run_case",
-           "serial_orders"]
+__all__ = ["Case", "SetupDiverged", "build", "controlled", "fails_serially",
+           "invocation_order", "run_case", "sequential_runs", "serial_orders"]
 
 
 @dataclass
@@ -83,11 +83,43 @@ def serial_orders(threads: Sequence[Program], names: Sequence[str]
         yield [threads[i] for i in order], [names[i] for i in order]
 
 
-def fails_serially(factory: Callable[..., Any], case: Case) -> bool:
-    """Whether the case fails with its threads run one after another, in some order, with no
-    preemption: then its mistake is a sequential one -- a race needs an interleaving -- which
-    the sequential suites report under its own clause."""
-    for threads, names in serial_orders(case.threads, case.names):
+def _lane_bound(op: tuple[Any, ...]) -> bool:
+    """An operation that names something of its own lane (``("claimed",)``, ``("mine", j)``)."""
+    return any(isinstance(a, tuple) and a[:1] in (("claimed",), ("mine",)) for a in op[1:])
+
+
+def invocation_order(threads: Sequence[Program], names: Sequence[str],
+                     outcome: RoundOutcome | None) -> Program | None:
+    """The round's operations in the order the failing run invoked them, as one program --
+    each call whole, no two overlapping -- or None when an operation names something of its
+    own lane (one lane cannot stand for several then) or did not run."""
+    if outcome is None or any(_lane_bound(op) for ops in threads for op in ops):
+        return None
+    lanes = {name: iter(ops) for name, ops in zip(names, threads, strict=True)}
+    merged = [next(lanes[op.lane]) for op in sorted(outcome.history.operations,
+                                                     key=lambda o: o.invoked)]
+    return merged if len(merged) == sum(len(ops) for ops in threads) else None
+
+
+def sequential_runs(threads: Sequence[Program], names: Sequence[str],
+                    outcome: RoundOutcome | None = None
+                    ) -> Iterator[tuple[list[Program], list[str]]]:
+    """The lanes one after another in every order, then (``outcome``: the failing run) its
+    operations one at a time in the order that run invoked them: no two calls overlap in
+    any of these, so a failure there needs no interleaving."""
+    yield from serial_orders(threads, names)
+    merged = invocation_order(threads, names, outcome)
+    if merged is not None and len(threads) > 1:
+        yield [merged], ["serial"]
+
+
+def fails_serially(factory: Callable[..., Any], case: Case,
+                   outcome: RoundOutcome | None = None) -> bool:
+    """Whether the case fails with no two calls overlapping -- its threads one after another
+    in some order, or (``outcome``: its failing run) its calls one at a time in the order that
+    run made them: then its mistake is a sequential one -- a race needs calls that overlap --
+    which the sequential suites report under its own clause."""
+    for threads, names in sequential_runs(case.threads, case.names, outcome):
         try:
             if not run_case(factory, replace(case, threads=threads, names=names,
                                              schedule=[])).ok:

@@ -354,7 +354,7 @@ def _hunt_stage(
             if sweep.failing is not None:
                 case.schedule = sweep.failing
                 outcome = sweep.failure
-        if not outcome.ok and fails_serially(factory, case):
+        if not outcome.ok and fails_serially(factory, case, outcome):
             hypothesis.assume(False)  # a sequential mistake, not a race
             return
         if not outcome.ok:
@@ -441,7 +441,7 @@ def reduce_case(factory: Callable[..., Any], case: Case, outcome: RoundOutcome |
                         again = sweep.failure
             except SetupDiverged:
                 continue
-            if not again.ok and not fails_serially(factory, candidate):
+            if not again.ok and not fails_serially(factory, candidate, again):
                 case, outcome = candidate, again
                 improved = True
                 break

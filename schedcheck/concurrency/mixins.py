@@ -43,7 +43,7 @@ from hypothesis.stateful import precondition, rule
 
 from schedcheck.concurrency import patching
 from schedcheck.concurrency.cases import build as _build
-from schedcheck.concurrency.cases import serial_orders
+from schedcheck.concurrency.cases import sequential_runs
 from schedcheck.concurrency.explore import explore
 from schedcheck.concurrency.operations import SCHEDULER, WHEEL, DrawContext, table
 from schedcheck.concurrency.rounds import (
@@ -183,7 +183,7 @@ class SchedulerRoundMixin:
         twin = _twin(machine.target, {}, spec)
         outcome = run_round("scheduler", machine.target, spec, threads, schedule, names=names)
         if not outcome.ok and twin is not None and _fails_serially(
-                twin, threads, names, lambda target, _handles, model_side, lanes, order:
+                twin, threads, names, outcome, lambda target, _handles, model_side, lanes, order:
                 run_round("scheduler", target, model_side, lanes, [], names=order)):
             hypothesis.reject()  # a sequential mistake: no race (see the module docstring)
         machine.exercise("S-LIN", "S-T6")
@@ -215,11 +215,13 @@ def _twin(target: Any, handles: dict[str, Any], spec: Any) -> tuple[Any, Any, An
 
 
 def _fails_serially(twin: tuple[Any, Any, Any], threads: list[Any], names: list[str],
+                    outcome: Any,
                     run: Callable[[Any, Any, Any, list[Any], list[str]], Any]) -> bool:
-    """Whether the round, run with no preemption -- its lanes one after another, in some
-    order -- on a copy of the state taken before it (``twin``, copied again per order), fails
-    too: then it shows a sequential mistake, not a race."""
-    for order_threads, order_names in serial_orders(threads, names):
+    """Whether the round, run with no two calls overlapping -- its lanes one after another in
+    some order, or its calls one at a time in the order the failing ``outcome`` made them --
+    on a copy of the state taken before it (``twin``, copied again per run), fails too: then
+    it shows a sequential mistake, not a race."""
+    for order_threads, order_names in sequential_runs(threads, names, outcome):
         (target, handles), model_side = copy.deepcopy(twin[:2]), twin[2].copy()
         try:
             if not run(target, handles, model_side, order_threads, order_names).ok:
@@ -352,7 +354,7 @@ class WheelRoundMixin(_Controlled):
         outcome = run_round("wheel", machine.target, spec, threads, schedule, names=names,
                             setup_handles=setup, target_callbacks=t_cbs, now=led.now)
         if not outcome.ok and twin is not None and _fails_serially(
-                twin, threads, names, lambda target, handles, model_side, lanes, order:
+                twin, threads, names, outcome, lambda target, handles, model_side, lanes, order:
                 run_round("wheel", target, model_side, lanes, [], names=order,
                           setup_handles=handles, target_callbacks=t_cbs, now=led.now)):
             hypothesis.reject()  # a sequential mistake: no race (see the module docstring)

@@ -227,7 +227,8 @@ def reduce_bounded(
                 if progress is not None:
                     progress(tried, case_size(case))
             # still fails, the same way, and still needs an interleaving to fail
-            if again.verdict == outcome.verdict and not fails_serially(factory, candidate):
+            if again.verdict == outcome.verdict and not fails_serially(factory, candidate,
+                                                                        again):
                 case, outcome = candidate, again
                 improved = True
                 break

@@ -39,3 +39,25 @@ def test_a_race_needs_an_interleaving_and_is_still_found() -> None:
     found = pipeline.run_rounds("scheduler", rm.UnlockedDecrementScheduler, examples=100,
                                 seed=0)
     assert found.counterexample is not None and found.counterexample.clause == "S-LIN"
+
+
+def test_calls_one_at_a_time_in_the_failing_order_count_as_sequential() -> None:
+    """cancel h0 | schedule | cancel h0 again: a stale handle that needs the second lane's call
+    between the first lane's two -- no lane order reaches it, one call at a time in the order
+    the failing run made them does."""
+    from types import SimpleNamespace
+
+    from schedcheck.concurrency.cases import invocation_order, sequential_runs
+
+    threads = [[("cancel", "h0"), ("cancel", "h0")], [("schedule", 0)]]
+    names = ["t0", "t1"]
+    ran = SimpleNamespace(history=SimpleNamespace(operations=[
+        SimpleNamespace(lane="t0", invoked=1), SimpleNamespace(lane="t1", invoked=3),
+        SimpleNamespace(lane="t0", invoked=5)]))
+    merged = [("cancel", "h0"), ("schedule", 0), ("cancel", "h0")]
+    assert invocation_order(threads, names, ran) == merged  # type: ignore[arg-type]
+    runs = list(sequential_runs(threads, names, ran))  # type: ignore[arg-type]
+    assert ([merged], ["serial"]) in runs and len(runs) == 3  # two lane orders, then this
+    # a lane's own references ("mine", "claimed") cannot be merged into one lane
+    own = [[("cancel", ("mine", 0))], [("schedule", 0)]]
+    assert invocation_order(own, names, ran) is None  # type: ignore[arg-type]
