@@ -153,6 +153,11 @@ def _run_zoo(report: VerifyReport, *, zoo_examples: int | None, seed: int | None
                 "found none shorter for the same clause)")
     for row in report.zoo:
         if row.result is not None and row.result.counterexample is not None:
+            if row.mutant.kind == "sequential" and not any(
+                    n.startswith(("showcase:", "minimized")) for n in row.result.notes):
+                row.result.notes.append(
+                    "not reduced: the zoo's first failing run as found (a fast kill); "
+                    f"`schedcheck zoo --only {row.mutant.name} --shrink` reduces it")
             folder = report.out / "zoo" / row.mutant.name
             report.zoo_written[row.mutant.name] = write_run(
                 row.result, folder, target_spec=f"zoo:{row.mutant.name}", cwd=str(Path.cwd()),
