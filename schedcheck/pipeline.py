@@ -414,14 +414,14 @@ def run_rounds(
     progress: Progress | None = None,
     shrink: bool = True,
     set_aside: frozenset[str] = frozenset(),
-    hunt_first: bool = False,
+    hunt_first: bool = True,
 ) -> RunResult:
     """The concurrent rounds: the suite with the concurrent-round rule mixed in (the system's
     ``round_mixins``), then -- unless that already found a counterexample -- the standalone
     race hunt (``schedcheck.concurrency.hunt``), which also races resubmits and carries sets
     of model states. The linearizability clause and the interleaving point carry the
     verdict; ``set_aside``: the clauses already broken, whose oracles the rounds set aside.
-    ``hunt_first`` (the zoo's race entries) runs the hunt first and the suite only if the
+    ``hunt_first`` (the default, as in ``check``) runs the hunt first and the suite only if the
     hunt found nothing: the same two searches, the quick one first (a kill then costs
     seconds, not the suite's whole example budget)."""
     entry = _system(system)

@@ -32,7 +32,8 @@ from schedcheck.concurrency.rounds import (
 from schedcheck.contract import SchedcheckInternalError
 
 __all__ = ["Case", "SetupDiverged", "build", "controlled", "fails_serially",
-           "invocation_order", "run_case", "sequential_runs", "serial_orders"]
+           "fails_without_overlap", "invocation_order", "run_case", "sequential_runs",
+           "serial_orders"]
 
 
 @dataclass
@@ -113,22 +114,28 @@ def sequential_runs(threads: Sequence[Program], names: Sequence[str],
         yield [merged], ["serial"]
 
 
+def fails_without_overlap(failed: Callable[[list[Program], list[str]], bool],
+                          threads: Sequence[Program], names: Sequence[str],
+                          outcome: RoundOutcome | None = None) -> bool:
+    """Whether ``failed(threads, names)`` -- one run, no preemption -- holds for some run of
+    :func:`sequential_runs`: then the round's mistake is a sequential one (a race needs
+    calls that overlap), which the sequential suites report under its own clause."""
+    return any(failed(t, n) for t, n in sequential_runs(threads, names, outcome))
+
+
 def fails_serially(factory: Callable[..., Any], case: Case,
                    outcome: RoundOutcome | None = None) -> bool:
-    """Whether the case fails with no two calls overlapping -- its threads one after another
-    in some order, or (``outcome``: its failing run) its calls one at a time in the order that
-    run made them: then its mistake is a sequential one -- a race needs calls that overlap --
-    which the sequential suites report under its own clause."""
-    for threads, names in sequential_runs(case.threads, case.names, outcome):
+    """:func:`fails_without_overlap` for a case, each run on a fresh target."""
+    def failed(threads: list[Program], names: list[str]) -> bool:
         try:
-            if not run_case(factory, replace(case, threads=threads, names=names,
-                                             schedule=[])).ok:
-                return True
+            return not run_case(factory, replace(case, threads=threads, names=names,
+                                                 schedule=[])).ok
         except SetupDiverged:
             return True
         except SchedcheckInternalError:
             return False
-    return False
+
+    return fails_without_overlap(failed, case.threads, case.names, outcome)
 
 
 @SCHEDULER.provides("case")

@@ -43,7 +43,7 @@ from hypothesis.stateful import precondition, rule
 
 from schedcheck.concurrency import patching
 from schedcheck.concurrency.cases import build as _build
-from schedcheck.concurrency.cases import sequential_runs
+from schedcheck.concurrency.cases import fails_without_overlap
 from schedcheck.concurrency.explore import explore
 from schedcheck.concurrency.operations import SCHEDULER, WHEEL, DrawContext, table
 from schedcheck.concurrency.rounds import (
@@ -217,18 +217,16 @@ def _twin(target: Any, handles: dict[str, Any], spec: Any) -> tuple[Any, Any, An
 def _fails_serially(twin: tuple[Any, Any, Any], threads: list[Any], names: list[str],
                     outcome: Any,
                     run: Callable[[Any, Any, Any, list[Any], list[str]], Any]) -> bool:
-    """Whether the round, run with no two calls overlapping -- its lanes one after another in
-    some order, or its calls one at a time in the order the failing ``outcome`` made them --
-    on a copy of the state taken before it (``twin``, copied again per run), fails too: then
-    it shows a sequential mistake, not a race."""
-    for order_threads, order_names in sequential_runs(threads, names, outcome):
+    """``cases.fails_without_overlap``, each run on a fresh copy of the state taken before
+    the round (``twin``)."""
+    def failed(lanes: list[Any], order: list[str]) -> bool:
         (target, handles), model_side = copy.deepcopy(twin[:2]), twin[2].copy()
         try:
-            if not run(target, handles, model_side, order_threads, order_names).ok:
-                return True
+            return not run(target, handles, model_side, lanes, order).ok
         except Exception:
             return False  # the copy does not run: no verdict from it, the round's own stands
-    return False
+
+    return fails_without_overlap(failed, threads, names, outcome)
 
 
 def _report_round(machine: Any, clause: str, step: Any, outcome: Any, threads: Any,

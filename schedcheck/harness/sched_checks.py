@@ -162,10 +162,6 @@ class SchedulerChecks(SuiteMachine):
             # the flag outlives its generation's run (a cancel requested of a RUNNING task
             # stays true after it ended): the target's word while it runs and once it ran
             requested = False
-            if state not in _MAY_HAVE_RUN:
-                # not claimed, by the target's word: a claim the model's set-aside reply
-                # recorded for this generation never happened
-                self.claimed.discard((tid, int(gen)))
             if state in _MAY_HAVE_RUN:
                 asked = observe(self.target.cancel_requested, tid, gen, norm=bool)
                 requested = bool(asked.value) if asked.ok else False
