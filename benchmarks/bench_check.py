@@ -45,8 +45,8 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_stat
 from schedcheck import impl, profiles
 from schedcheck.concurrency import baton, primitives
 from schedcheck.harness import minimize as reduce
-from schedcheck.harness.scheduler_suite import run_scheduler_suite
-from schedcheck.harness.wheel_suite import run_wheel_suite
+from schedcheck.harness.scheduler.suite import run_scheduler_suite
+from schedcheck.harness.wheel.suite import run_wheel_suite
 from schedcheck.zoo.wheel_mutants import DropsNotYetDueWheel
 
 #: goals, set from the first measurements on the 2-core machine (README, Measured): each

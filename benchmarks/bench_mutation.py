@@ -4,9 +4,9 @@ Mutants are generated with cosmic-ray's operators (its library API: ``ast_nodes`
 ``Operator.mutation_positions`` and ``mutate_code``; the ``cosmic-ray`` command itself wants a
 session database and a test command per mutant, which is not what is measured here). Sources:
 
-* ``impl/scheduler.py`` and its ``impl/_scheduler_{core,support,extras}.py`` -- checked
+* ``impl/scheduler/indegree.py`` and its ``impl/_scheduler_{core,support,extras}.py`` -- checked
   as the scheduler ``schedcheck.impl:Scheduler``;
-* ``impl/hashed_wheel.py``, ``impl/hierarchical_wheel.py`` and ``impl/_wheel_{common,buckets}.py``
+* ``impl/wheel/hashed.py``, ``impl/wheel/hierarchical.py`` and ``impl/_wheel_{common,buckets}.py``
   -- checked as the hashed and/or hierarchical wheel that uses them;
 * ``model/scheduler.py``, ``model/wheel.py`` -- the mutated model loaded under another module
   name and checked as a target against the unmutated model.
@@ -36,7 +36,7 @@ survivor is **missed** and printed with its diff.
 Usage::
 
     .venv/bin/python benchmarks/bench_mutation.py [--sample N] [--budget S] [--seed K]
-        [--only impl/scheduler.py ...] [--all]
+        [--only impl/scheduler/indegree.py ...] [--all]
 
 ``--sample N`` draws N mutants per source group (scheduler impl, wheel impl, scheduler model,
 wheel model) with random seed ``--seed`` (default 0); ``--all`` runs every mutant (thousands:
@@ -72,32 +72,32 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: source file -> (module name, the targets checked: (system, "module:attr" or "@attr"))
 SOURCES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
-    "impl/scheduler.py": ("schedcheck.impl.scheduler",
+    "impl/scheduler/indegree.py": ("schedcheck.impl.scheduler.indegree",
                           (("scheduler", "schedcheck.impl:Scheduler"),)),
-    "impl/_scheduler_core.py": ("schedcheck.impl._scheduler_core",
+    "impl/scheduler/_core.py": ("schedcheck.impl.scheduler._core",
                                 (("scheduler", "schedcheck.impl:Scheduler"),)),
-    "impl/_scheduler_support.py": ("schedcheck.impl._scheduler_support",
+    "impl/scheduler/_support.py": ("schedcheck.impl.scheduler._support",
                                    (("scheduler", "schedcheck.impl:Scheduler"),)),
-    "impl/_scheduler_extras.py": ("schedcheck.impl._scheduler_extras",
+    "impl/scheduler/_extras.py": ("schedcheck.impl.scheduler._extras",
                                   (("scheduler", "schedcheck.impl:Scheduler"),)),
-    "impl/hashed_wheel.py": ("schedcheck.impl.hashed_wheel",
+    "impl/wheel/hashed.py": ("schedcheck.impl.wheel.hashed",
                              (("wheel", "schedcheck.impl:HashedTimingWheel"),)),
-    "impl/hierarchical_wheel.py": ("schedcheck.impl.hierarchical_wheel",
+    "impl/wheel/hierarchical.py": ("schedcheck.impl.wheel.hierarchical",
                                    (("wheel", "schedcheck.impl:HierarchicalTimingWheel"),)),
-    "impl/_wheel_common.py": ("schedcheck.impl._wheel_common",
+    "impl/wheel/_common.py": ("schedcheck.impl.wheel._common",
                               (("wheel", "schedcheck.impl:HashedTimingWheel"),
                                ("wheel", "schedcheck.impl:HierarchicalTimingWheel"))),
-    "impl/_wheel_buckets.py": ("schedcheck.impl._wheel_buckets",
+    "impl/wheel/_buckets.py": ("schedcheck.impl.wheel._buckets",
                                (("wheel", "schedcheck.impl:HashedTimingWheel"),
                                 ("wheel", "schedcheck.impl:HierarchicalTimingWheel"))),
     "model/scheduler.py": ("schedcheck.model.scheduler", (("scheduler", "@Scheduler"),)),
     "model/wheel.py": ("schedcheck.model.wheel", (("wheel", "@TimingWheel"),)),
 }
 GROUPS = {
-    "scheduler impl": ("impl/scheduler.py", "impl/_scheduler_core.py",
-                       "impl/_scheduler_support.py", "impl/_scheduler_extras.py"),
-    "wheel impl": ("impl/hashed_wheel.py", "impl/hierarchical_wheel.py",
-                   "impl/_wheel_common.py", "impl/_wheel_buckets.py"),
+    "scheduler impl": ("impl/scheduler/indegree.py", "impl/scheduler/_core.py",
+                       "impl/scheduler/_support.py", "impl/scheduler/_extras.py"),
+    "wheel impl": ("impl/wheel/hashed.py", "impl/wheel/hierarchical.py",
+                   "impl/wheel/_common.py", "impl/wheel/_buckets.py"),
     "scheduler model": ("model/scheduler.py",),
     "wheel model": ("model/wheel.py",),
 }
@@ -106,62 +106,63 @@ WHEEL_SOURCES = GROUPS["wheel impl"] + GROUPS["wheel model"]
 #: Functions no check calls because the contract does not include them: (file or "*",
 #: function) -> why.
 OUTSIDE_CONTRACT = {
-    ("impl/hashed_wheel.py", "_next_event"):
+    ("impl/wheel/hashed.py", "_next_event"):
         "next_event_tick(): not part of the contract -- only the real-time driver uses it to "
         "sleep until the next due tick (the hashed wheel's own ticks do not)",
     ("*", "__repr__"): "repr() only",
-    ("impl/_wheel_buckets.py", "check"):
+    ("impl/wheel/_buckets.py", "check"):
         "the bucket array's own check, called only by the wheel's check_invariants() (not part "
         "of the contract: the wheel suite does not call a target's)",
-    ("impl/hashed_wheel.py", "_check_structure"):
+    ("impl/wheel/hashed.py", "_check_structure"):
         "called only by the wheel's check_invariants() (not part of the contract)",
-    ("impl/hierarchical_wheel.py", "_check_structure"):
+    ("impl/wheel/hierarchical.py", "_check_structure"):
         "called only by the wheel's check_invariants() (not part of the contract)",
-    ("impl/_wheel_common.py", "_check_node"):
+    ("impl/wheel/_common.py", "_check_node"):
         "called only by the wheels' check_invariants() (not part of the contract)",
-    ("impl/_wheel_common.py", "_check_queued"):
+    ("impl/wheel/_common.py", "_check_queued"):
         "called only by the wheels' check_invariants() (not part of the contract)",
-    ("impl/hashed_wheel.py", "_check_queued"):
+    ("impl/wheel/hashed.py", "_check_queued"):
         "called only by the wheel's check_invariants() (not part of the contract)",
-    ("impl/hashed_wheel.py", "_check_rounds"):
+    ("impl/wheel/hashed.py", "_check_rounds"):
         "called only by the wheel's check_invariants() (not part of the contract)",
-    ("impl/hierarchical_wheel.py", "_check_queued"):
+    ("impl/wheel/hierarchical.py", "_check_queued"):
         "called only by the wheel's check_invariants() (not part of the contract)",
-    ("impl/scheduler.py", "metrics"): "metrics(): not part of the contract (specs/scheduler.md)",
-    ("impl/_wheel_buckets.py", "detach"):
+    ("impl/scheduler/indegree.py", "metrics"):
+        "metrics(): not part of the contract (specs/scheduler.md)",
+    ("impl/wheel/_buckets.py", "detach"):
         "detach() serves only the zoo's mutant wheels (their own tick loops); the bundled "
         "wheels take a bucket whole and filter it inline",
-    ("impl/_wheel_buckets.py", "iter_bucket"):
+    ("impl/wheel/_buckets.py", "iter_bucket"):
         "called only by the wheels' structure checks (check_invariants(): not part of the "
         "contract)",
-    ("impl/_scheduler_extras.py", "snapshot"):
+    ("impl/scheduler/_extras.py", "snapshot"):
         "snapshot(): a checking helper for this repository's own tests; the scheduler suite "
         "never calls a target's (not part of the contract)",
-    ("impl/_scheduler_extras.py", "copy"):
+    ("impl/scheduler/_extras.py", "copy"):
         "copy(): a checking helper for this repository's own tests; the scheduler suite never "
         "calls a target's (not part of the contract)",
-    ("impl/_scheduler_extras.py", "__eq__"):
+    ("impl/scheduler/_extras.py", "__eq__"):
         "== on schedulers: a checking helper for this repository's own tests; the scheduler "
         "suite never compares targets (not part of the contract)",
-    ("impl/_scheduler_support.py", "SchedulerMetrics"):
+    ("impl/scheduler/_support.py", "SchedulerMetrics"):
         "a field of metrics(): not part of the contract (specs/scheduler.md)",
 }
 #: Survivors shown to be equivalent by reading them: (file, function, operator, mutated line
 #: stripped) -> the reason.
 EQUIVALENT: dict[tuple[str, str, str, str], str] = {
-    ("impl/scheduler.py", "ready", "core/ReplaceComparisonOperator_Gt_NotEq",
+    ("impl/scheduler/indegree.py", "ready", "core/ReplaceComparisonOperator_Gt_NotEq",
      "if w != wait_max:"):
         "the longest wait of metrics() only: metrics are not part of the contract",
-    ("impl/scheduler.py", "submit", "core/ReplaceComparisonOperator_IsNot_NotEq",
+    ("impl/scheduler/indegree.py", "submit", "core/ReplaceComparisonOperator_IsNot_NotEq",
      "if st != ok:"):
         "`is not` and `!=` agree on enum members (a TaskState equals only itself)",
-    ("impl/scheduler.py", "_all_running", "core/ReplaceComparisonOperator_IsNot_NotEq",
+    ("impl/scheduler/indegree.py", "_all_running", "core/ReplaceComparisonOperator_IsNot_NotEq",
      "if claims.__class__ != list and claims.__class__ is not tuple:"):
         "`is not` and `!=` agree on classes (type objects compare by identity)",
-    ("impl/_scheduler_support.py", "", "core/NumberReplacer", "KEY_SHIFT = 33"):
+    ("impl/scheduler/_support.py", "", "core/NumberReplacer", "KEY_SHIFT = 33"):
         "a wider shift keeps keys in stamp order and every 32-bit slot apart from the stamp "
         "(SLOT_MASK follows KEY_SHIFT)",
-    ("impl/_scheduler_support.py", "_parse", "core/AddNot",
+    ("impl/scheduler/_support.py", "_parse", "core/AddNot",
      "if not value.__class__ is not list and value.__class__ is not tuple:"):
         "lists are copied first, other iterables read as they are: the same dependencies; a "
         "non-iterable still raises TypeError, with Python's message instead of ours (the "
@@ -169,89 +170,89 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     ("model/scheduler.py", "add_dependency", "core/ReplaceComparisonOperator_Is_Eq",
      "if not (t.state is P or (t.state == R and not self._started)):"):
         "`is` and `==` agree on enum members (a TaskState equals only itself)",
-    ("impl/_wheel_buckets.py", "distance_to_next", "core/ReplaceBinaryOperator_Add_RShift",
+    ("impl/wheel/_buckets.py", "distance_to_next", "core/ReplaceBinaryOperator_Add_RShift",
      "distance = f >> self.size - i"):
         "the same ticks fire, more slowly: a wrapped distance becomes 0, so advance() walks the "
         "empty ticks one by one up to the next bucket (a long stall's cost, which W-COST does "
         "not measure: it times one tick)",
-    ("impl/_wheel_buckets.py", "distance_to_next", "core/ReplaceBinaryOperator_Sub_RShift",
+    ("impl/wheel/_buckets.py", "distance_to_next", "core/ReplaceBinaryOperator_Sub_RShift",
      "distance = f + self.size >> i"):
         "the same ticks fire, more slowly: (f + size) >> i never exceeds the wrapped distance "
         "f + size - i, and every bucket it lands short on is empty, so advance() walks empty "
         "ticks up to the next bucket (a long stall's cost, which W-COST does not measure)",
-    ("impl/_wheel_buckets.py", "distance_to_next", "core/NumberReplacer", "return - 2"):
+    ("impl/wheel/_buckets.py", "distance_to_next", "core/NumberReplacer", "return - 2"):
         "-2 and -1 both mean 'no bucket': every caller tests distance < 0",
-    ("impl/hierarchical_wheel.py", "_cascade", "core/ReplaceBinaryOperator_Add_BitOr",
+    ("impl/wheel/hierarchical.py", "_cascade", "core/ReplaceBinaryOperator_Add_BitOr",
      "while top + 1 < len(self._levels) and k % self._spans[top | 1] == 0:"):
         "cascades level 2 at every multiple of level 1's span, not only of its own: a cascade "
         "re-places each live timer by its own deadline, so an early one moves nothing to a "
         "wrong slot (the same ticks, more work)",
-    ("impl/scheduler.py", "submit", "core/ReplaceComparisonOperator_Is_Eq",
+    ("impl/scheduler/indegree.py", "submit", "core/ReplaceComparisonOperator_Is_Eq",
      "if ((cls is list or cls is tuple) and optional.__class__ == tuple and not optional"):
         "`is` and `==` agree on classes (type objects compare by identity)",
-    ("impl/_wheel_common.py", "advance", "core/ReplaceComparisonOperator_IsNot_NotEq",
+    ("impl/wheel/_common.py", "advance", "core/ReplaceComparisonOperator_IsNot_NotEq",
      "if now.__class__ != int:  # fast path; bool and int subclasses go the long way"):
         "`is not` and `!=` agree on classes (type objects compare by identity)",
-    ("impl/_scheduler_core.py", "_recount", "core/ReplaceComparisonOperator_Eq_LtE",
+    ("impl/scheduler/_core.py", "_recount", "core/ReplaceComparisonOperator_Eq_LtE",
      'assert len(slot) <= len(self._order) + len(self._ghosts), "stray ids in the index"'):
         "weakens an assertion of check_invariants() that the unmutated code always meets",
-    ("impl/_scheduler_core.py", "_compact", "core/ReplaceComparisonOperator_Eq_LtE",
+    ("impl/scheduler/_core.py", "_compact", "core/ReplaceComparisonOperator_Eq_LtE",
      "live = [seq for seq in self._heap if st[q[seq]] <= R and stamp[q[seq]] == seq]"):
         "memory only: the ready queue's compaction also keeps the entry of a task moved back "
         "to PENDING with the same stamp; every claim re-checks the state, and a task made "
         "READY again reuses that entry, so the same tasks are claimed in the same order",
-    ("impl/_wheel_common.py", "_new_timer", "core/ReplaceComparisonOperator_GtE_Eq",
+    ("impl/wheel/_common.py", "_new_timer", "core/ReplaceComparisonOperator_GtE_Eq",
      "if self._max_pending is not None and self._pending == self._max_pending:"):
         "pending never exceeds max_pending (rule 5 refuses at equality, and max_pending is "
         "fixed), so `>=` and `==` agree",
-    ("impl/hashed_wheel.py", "_skip_rotations", "core/ReplaceBinaryOperator_Sub_BitAnd",
+    ("impl/wheel/hashed.py", "_skip_rotations", "core/ReplaceBinaryOperator_Sub_BitAnd",
      "if m & k < size:"):
         "picks the other arm of a speed choice: walking plainly costs more, and rebasing every "
         "timer's rounds to an earlier resume tick re-walks ticks before the cursor, where "
         "nothing is due (each node's rounds are recomputed for the resume tick): the same ticks "
         "fire",
-    ("impl/_wheel_common.py", "__init__", "core/ReplaceOrWithAnd",
+    ("impl/wheel/_common.py", "__init__", "core/ReplaceOrWithAnd",
      'self._inline = not (replaced and self._overrides(_WheelBase, "_due_tick_for", '
      '"_new_timer"))'):
         "decides the path only for a subclass that replaces a step (the zoo's mutants): the "
         "bundled classes replace none, so both forms pick the inlined path",
-    ("impl/_wheel_common.py", "advance", "core/ReplaceComparisonOperator_Gt_IsNot",
+    ("impl/wheel/_common.py", "advance", "core/ReplaceComparisonOperator_Gt_IsNot",
      "if self._dead > self._pending and self._dead is not _MIN_SHELLS:"):
         "compacts also with few shells (more often, O(entries) each): the same timers fire",
-    ("impl/hierarchical_wheel.py", "_place_high", "core/ReplaceComparisonOperator_Lt_IsNot",
+    ("impl/wheel/hierarchical.py", "_place_high", "core/ReplaceComparisonOperator_Lt_IsNot",
      "while to is not len(levels) and delta >= spans[to] * base:"):
         "`to` counts up by one from 1 to at most len(levels), so `<` and `is not` agree while "
         "CPython shares the ints (below 257 levels: a delay under B**256 ticks)",
-    ("impl/hashed_wheel.py", "_process", "core/ReplaceComparisonOperator_GtE_LtE",
+    ("impl/wheel/hashed.py", "_process", "core/ReplaceComparisonOperator_GtE_LtE",
      "if k >= check_at and last - k <= size and self._pending:"):
         "asks _skip_rotations about short windows instead of long ones: its jump is exact for "
         "any window (the rounds are rebased by WI4's formula), so the same ticks fire (speed "
         "only)",
-    ("impl/hierarchical_wheel.py", "_place_all", "core/ReplaceComparisonOperator_NotEq_Is",
+    ("impl/wheel/hierarchical.py", "_place_all", "core/ReplaceComparisonOperator_NotEq_Is",
      "if len(levels) is known:  # it added levels: file the next timers inline too"):
         "refreshes the inline levels when none was added, and not when one was: a timer past "
         "the stale ranges goes through _place_high, which puts it in the same bucket (speed "
         "only)",
-    ("impl/hierarchical_wheel.py", "_inline_levels", "core/NumberReplacer",
+    ("impl/wheel/hierarchical.py", "_inline_levels", "core/NumberReplacer",
      "top = len(levels) - 2"):
         "files one level fewer inline: _place_high puts those timers in the same buckets "
         "(speed only)",
-    ("impl/hierarchical_wheel.py", "HierarchicalTimingWheel", "core/ReplaceFalseWithTrue",
+    ("impl/wheel/hierarchical.py", "HierarchicalTimingWheel", "core/ReplaceFalseWithTrue",
      "_keeps_rounds = True  # levels instead of rounds"):
         "the hierarchical wheel never reads a timer's rounds (schedule then computes them for "
         "nothing): only its check_invariants() and the handle's informative rounds attribute do",
-    ("impl/hierarchical_wheel.py", "_place", "core/AddNot",
+    ("impl/wheel/hierarchical.py", "_place", "core/AddNot",
      "if not self._plain_place and due - cursor < self._base:  # level 0 (the cascades' hot "
      "path)"):
         "the general placement computes the same level-0 bucket (level 0, slot due // 1)",
-    ("impl/_wheel_common.py", "cancel", "core/ReplaceComparisonOperator_IsNot_NotEq",
+    ("impl/wheel/_common.py", "cancel", "core/ReplaceComparisonOperator_IsNot_NotEq",
      "if handle._owner != self._token or handle._callback is None:"):
         "a wheel's token is a plain object(), whose `!=` is identity: `is not` and `!=` agree",
 }
 #: Branches no call can reach, so every mutation inside them is equivalent: (file, function)
 #: -> (the branch's opening line, stripped; why).
 UNREACHABLE: dict[tuple[str, str], tuple[str, str]] = {
-    ("impl/_scheduler_core.py", "_unlink_all"): (
+    ("impl/scheduler/_core.py", "_unlink_all"): (
         "if not gen[d]:",
         "the never-submitted branch of retry()'s unlinking cannot run: only dead tasks are "
         "retried, tasks die only after start(), and start() refuses unknown dependencies"),

@@ -1,10 +1,10 @@
 """The production implementations: what you would ship (see each module's opening comment)."""
 
-from schedcheck.impl.driver import WheelTimer
-from schedcheck.impl.hashed_wheel import HashedTimingWheel
-from schedcheck.impl.hierarchical_wheel import HierarchicalTimingWheel
-from schedcheck.impl.runner import Runner, run
-from schedcheck.impl.scheduler import Scheduler
+from schedcheck.impl.scheduler.indegree import Scheduler
+from schedcheck.impl.scheduler.runner import Runner, run
+from schedcheck.impl.wheel.driver import WheelTimer
+from schedcheck.impl.wheel.hashed import HashedTimingWheel
+from schedcheck.impl.wheel.hierarchical import HierarchicalTimingWheel
 
 from schedcheck.contract import (
     DEAD,

@@ -156,7 +156,7 @@ class TimingWheel:
     executor=None)`` -- the contract's wheel, with ``wheel_size`` only validated."""
 
     #: The model keeps every handle it made (``_handles``, by seq) and is not held to the
-    #: Costs section's memory bound; the harness reads this (``harness.wheel_memory``).
+    #: Costs section's memory bound; the harness reads this (``harness.wheel.memory``).
     keeps_every_timer = True
 
     def __init__(

@@ -3,7 +3,7 @@
 Every name here is part of the surface that the reference models (``schedcheck.model``), the
 production implementations (``schedcheck.impl``) and the checker agree on. Third-party
 implementations do not import this module: the checker compares their states, outcomes and
-errors *by name* (see ``schedcheck.adapt``).
+errors *by name* (see ``schedcheck.targets.adapt``).
 
 What is fixed and what is open:
 

@@ -4,7 +4,7 @@
   and its design choices (``System.core_clauses``, run by ``System.run_core``). Wheels: never
   early, never twice, never after a successful cancel, never lost, late by at most the
   documented bound, ``pending()`` right (the invariants, in tolerance mode). Schedulers: the
-  ``harness.sched_core`` machine (claims only after the dependencies succeeded, never over
+  ``harness.scheduler.core`` machine (claims only after the dependencies succeeded, never over
   the limit, never twice, a cycle iff networkx finds one, failures and cancels never release
   dependents, duplicate and late callbacks change nothing, nothing lost).
 * **contract** -- the full rules of specs/ (``System.run_suite``). A target without the

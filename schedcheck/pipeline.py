@@ -29,10 +29,10 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 from schedcheck.harness.result import BROKEN, HELD, UNKNOWN, RunResult
-from schedcheck.preflight import LogCapture, core_only, probe_construct
-from schedcheck.preflight import system_of as _system
 from schedcheck.progress import time_note, timed
 from schedcheck.systems import System, get
+from schedcheck.targets.preflight import LogCapture, core_only, probe_construct
+from schedcheck.targets.preflight import system_of as _system
 
 __all__ = [
     "LogCapture",
@@ -128,7 +128,7 @@ def check(
 
     if suite and levels and not search:
         from schedcheck.harness import guard
-        from schedcheck.harness.wheel_fixtures import TargetUnusable
+        from schedcheck.harness.wheel.fixtures import TargetUnusable
         from schedcheck.levels import grade
 
         with show(label, shown_total) as progress, guard.step_limit(step_seconds):
@@ -201,7 +201,7 @@ def check(
 def _declares_inexact(entry: System, factory: Callable[..., Any]) -> bool:
     """A wheel whose declared capabilities have no exact due ticks (it fires at the deadline
     itself, or early by a declared bound): only tolerance-mode checks apply to it."""
-    from schedcheck.adapters import WheelCapabilities, capabilities_of
+    from schedcheck.targets.adapters import WheelCapabilities, capabilities_of
 
     caps = capabilities_of(factory)
     return (entry.has_tolerance and isinstance(caps, WheelCapabilities)
@@ -288,7 +288,7 @@ def run_suite(
     program (the zoo's default; ``check --no-shrink``). The counterexample is then longer,
     but still replays. ``settings`` (a ``hypothesis.settings``, the pytest API's) replaces the
     profile's settings and the seed."""
-    from schedcheck.harness.wheel_fixtures import TargetUnusable
+    from schedcheck.harness.wheel.fixtures import TargetUnusable
 
     entry = _system(system)
     options = _suite_options(entry, tolerance)
@@ -328,7 +328,7 @@ def run_search(
     seconds or ``examples`` examples are spent (the search's default budget when neither is
     given) or a counterexample, minimised by delta debugging unless ``minimize=False``."""
     from schedcheck.harness.search import DEFAULT_BUDGET, search
-    from schedcheck.harness.wheel_fixtures import TargetUnusable
+    from schedcheck.harness.wheel.fixtures import TargetUnusable
 
     entry = _system(system)
     options = _suite_options(entry, tolerance)

@@ -62,7 +62,7 @@ def suite_machine(system: str, factory: Callable[..., Any], *, name: str = "",
     options: dict[str, Any] = {"tolerance": True} if tolerance else {}
     machine: type[Any]
     if system == "scheduler" and pipeline.core_only(system, factory):
-        from schedcheck.harness.sched_core import make_core_machine
+        from schedcheck.harness.scheduler.core import make_core_machine
 
         machine = make_core_machine(factory, result=result)  # an adapter: the core level
     else:

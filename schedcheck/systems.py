@@ -14,7 +14,7 @@ An entry (:class:`System`) holds
   mixins, imported when first called, so that importing this module stays light;
 * the bundled targets ``schedcheck verify`` checks, and the zoo's mutants of the system;
 * the core level (``schedcheck.levels``): its clauses, the methods it calls and its runner --
-  the wheel's invariants in tolerance mode, the scheduler's ``harness.sched_core`` machine.
+  the wheel's invariants in tolerance mode, the scheduler's ``harness.scheduler.core`` machine.
 
 Adding a system is one entry here, its clause table and its suite; the pipeline
 (``schedcheck.pipeline``), the command line, ``verify``, the pytest API and the zoo find it
@@ -92,19 +92,19 @@ class System:
 
 
 def _scheduler_machine(factory: Factory, **kwargs: Any) -> type[Any]:
-    from schedcheck.harness.scheduler_suite import make_scheduler_machine
+    from schedcheck.harness.scheduler.suite import make_scheduler_machine
 
     return make_scheduler_machine(factory, **kwargs)
 
 
 def _scheduler_suite(factory: Factory, **kwargs: Any) -> RunResult:
-    from schedcheck.harness.scheduler_suite import run_scheduler_suite
+    from schedcheck.harness.scheduler.suite import run_scheduler_suite
 
     return run_scheduler_suite(factory, **kwargs)
 
 
 def _scheduler_scaling(factory: Factory, **kwargs: Any) -> Any:
-    from schedcheck.harness.scheduler_suite import check_scheduler_scaling
+    from schedcheck.harness.scheduler.suite import check_scheduler_scaling
 
     return check_scheduler_scaling(factory, **kwargs)
 
@@ -116,7 +116,7 @@ def _scheduler_rounds() -> tuple[type, ...]:
 
 
 def _scheduler_core(factory: Factory, **kwargs: Any) -> RunResult:
-    from schedcheck.harness.sched_core import run_core_suite
+    from schedcheck.harness.scheduler.core import run_core_suite
 
     return run_core_suite(factory, **kwargs)
 
@@ -125,7 +125,7 @@ def _wheel_core(factory: Factory, *, set_aside: frozenset[str] = frozenset(),
                 **kwargs: Any) -> RunResult:
     """The wheel's core: its invariants, in tolerance mode, every other oracle set aside."""
     from schedcheck.harness.result import CONTRACT_ONLY
-    from schedcheck.harness.wheel_suite import run_wheel_suite
+    from schedcheck.harness.wheel.suite import run_wheel_suite
 
     others = frozenset(cl.id for cl in c.WHEEL_CLAUSES if cl.id not in _WHEEL_CORE)
     result = run_wheel_suite(factory, tolerance=True, set_aside=set_aside, level_aside=others,
@@ -145,19 +145,19 @@ _WHEEL_CORE = (c.W_INV_EARLY, c.W_INV_ONCE, c.W_INV_LATE, c.W_INV_PENDING)
 
 
 def _wheel_machine(factory: Factory, **kwargs: Any) -> type[Any]:
-    from schedcheck.harness.wheel_suite import make_wheel_machine
+    from schedcheck.harness.wheel.suite import make_wheel_machine
 
     return make_wheel_machine(factory, **kwargs)
 
 
 def _wheel_suite(factory: Factory, **kwargs: Any) -> RunResult:
-    from schedcheck.harness.wheel_suite import run_wheel_suite
+    from schedcheck.harness.wheel.suite import run_wheel_suite
 
     return run_wheel_suite(factory, **kwargs)
 
 
 def _wheel_scaling(factory: Factory, **kwargs: Any) -> Any:
-    from schedcheck.harness.wheel_cost import check_wheel_scaling
+    from schedcheck.harness.wheel.cost import check_wheel_scaling
 
     return check_wheel_scaling(factory, **kwargs)
 

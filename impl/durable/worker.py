@@ -18,7 +18,7 @@ called with the task id.
 ``history`` (a file) receives one JSON line per event, written with one ``write`` to an
 ``O_APPEND`` descriptor so a ``kill -9`` never leaves half a line: ``claim`` (with the store's
 claim time and expiry), ``renew``, ``report-begin`` and ``report`` (with the outcome). The crash
-tests judge these with ``schedcheck.harness.lease_history``.
+tests judge these with ``schedcheck.harness.leases.history``.
 
     python -m schedcheck.impl.durable.worker sqlite:///tasks.db --workers 4 \\
         --max-concurrency 4 --lease 30 --fn mypkg.jobs:run --exit-when-idle

@@ -301,7 +301,7 @@ def _accepted_options(system: str, factory: Callable[..., Any]) -> frozenset[str
     """The constructor options a wheel target accepts (probed), or None: no filtering."""
     if system != "wheel":
         return None
-    from schedcheck.harness.wheel_fixtures import TargetUnusable, probe
+    from schedcheck.harness.wheel.fixtures import TargetUnusable, probe
 
     try:
         return probe(factory).args

@@ -72,7 +72,7 @@ class SuiteMachineView(Protocol):
 
 
 class SchedulerSuiteMachine(SuiteMachineView, Protocol):
-    """What the scheduler's round mixin uses of ``scheduler_suite.SchedulerMachine``."""
+    """What the scheduler's round mixin uses of ``scheduler.suite.SchedulerMachine``."""
 
     max_concurrency: int
     claimed: set[tuple[Any, int]]
@@ -119,7 +119,7 @@ def describe_bases(system: str, factory: Callable[..., Any]) -> str:
 
 @SCHEDULER.provides("round mixin")
 class SchedulerRoundMixin:
-    """Adds ``concurrent_round`` to ``scheduler_suite.SchedulerMachine`` (see module doc)."""
+    """Adds ``concurrent_round`` to ``scheduler.suite.SchedulerMachine`` (see module doc)."""
 
     where: ClassVar[str] = "concurrent rounds inside the suite"
 

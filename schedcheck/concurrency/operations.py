@@ -24,8 +24,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from schedcheck import adapt
 from schedcheck.harness import clauses as c
+from schedcheck.targets import adapt
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy

@@ -33,7 +33,6 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from schedcheck import adapt
 from schedcheck.concurrency import baton
 from schedcheck.concurrency.history import History, Operation
 from schedcheck.concurrency.linearizability import OK, UNKNOWN, LinResult, check
@@ -45,6 +44,7 @@ from schedcheck.concurrency.operations import (
 )
 from schedcheck.concurrency.operations import error_response as _err
 from schedcheck.concurrency.operations import noop as _noop
+from schedcheck.targets import adapt
 
 Program = list[tuple[Any, ...]]
 

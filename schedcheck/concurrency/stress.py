@@ -29,7 +29,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from schedcheck import adapt
 from schedcheck.concurrency.history import History
 from schedcheck.concurrency.linearizability import OK, UNKNOWN, check
 from schedcheck.concurrency.operations import SCHEDULER, SKIP, WHEEL, table
@@ -44,6 +43,7 @@ from schedcheck.concurrency.rounds import (
     perform_scheduler,
 )
 from schedcheck.harness.result import Counterexample, Step
+from schedcheck.targets import adapt
 
 POOL = 12  #: scheduler task ids 0..POOL-1 (resubmitted over and over)
 #: Model states carried from one round to the next at most (beyond: the run stops, unknown).
@@ -360,7 +360,7 @@ class _WheelStress:
         self.fired: dict[str, int] = {}
         self.lock = threading.Lock()
         self.resolver: WheelRound | None = None
-        from schedcheck.adapters import WheelCapabilities, capabilities_of
+        from schedcheck.targets.adapters import WheelCapabilities, capabilities_of
 
         caps = capabilities_of(factory)
         #: a target that declares no cancel() is never sent one

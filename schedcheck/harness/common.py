@@ -1,4 +1,4 @@
-"""Infrastructure shared by the differential suites (scheduler_suite.py, wheel_suite.py).
+"""Infrastructure shared by the differential suites (scheduler/suite.py, wheel/suite.py).
 
 A suite is a Hypothesis ``RuleBasedStateMachine`` that drives the reference model and a target
 side by side. Everything that is not specific to one system lives here or in the two modules
@@ -24,8 +24,8 @@ Defined here:
 Replay convention for ``Step.check`` (the replay script's contract): each step's ``code`` runs
 inside ``try: <code> except Exception as e: _raised = e else: _raised = None``; ``check`` is
 then a Python expression over the step's names, ``_raised`` and the helpers of
-``schedcheck.adapt`` (``norm_reply``, ``norm_claims``, ``norm_info``, ``error_name``...), true
-iff the target did what the model did. Examples::
+``schedcheck.targets.adapt`` (``norm_reply``, ``norm_claims``, ``norm_info``, ``error_name``...),
+true iff the target did what the model did. Examples::
 
     _raised is None and norm_reply(reply_3) == ('APPLIED', 'SUCCEEDED')
     _raised is not None and error_name(_raised) == 'CycleError'

@@ -36,7 +36,7 @@ __all__ = ["NAMING_OPS", "WINDOW_PASS_MAX", "reduce_ops", "small_ids", "smaller_
 
 #: Programs up to this many steps also get the pass over contiguous runs (O(n^2) replays).
 WINDOW_PASS_MAX = 40
-#: The scheduler suite's alphabet (``sched_fixtures.IDS``), the names ids are renamed to.
+#: The scheduler suite's alphabet (``scheduler.fixtures.IDS``), the names ids are renamed to.
 _ID_ALPHABET = ("a", "b", "c", "d", "e", "f")
 
 

@@ -1,7 +1,7 @@
 """What one call did, and how a trace writes it down (shared by both differential suites).
 
 * :class:`Observed` -- the "outcome" of one call, compared between model and target: either
-  the *normalised* return value (``schedcheck.adapt``) or the contract name of the exception
+  the *normalised* return value (``schedcheck.targets.adapt``) or the contract name of the exception
   (``adapt.error_name``). The original exception rides along (``exc``) but is not compared.
   :func:`observe` calls a target method; :func:`observe_model` calls the model and turns an
   exception that is not a contract error into ``SchedcheckInternalError`` (a model bug is never
@@ -20,8 +20,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from schedcheck import adapt, contract
+from schedcheck import contract
 from schedcheck.harness import guard
+from schedcheck.targets import adapt
 
 __all__ = [
     "Observed",
@@ -201,7 +202,7 @@ def check_expr(expected: Observed, name: str | None, norm: str | None = None) ->
     """The replay ``check`` for a step whose model outcome is ``expected`` (see module doc).
 
     ``name`` is the variable the step's code assigned (``None`` if it assigned nothing);
-    ``norm`` the ``schedcheck.adapt`` function that normalises it (``None``: compare as is).
+    ``norm`` the ``schedcheck.targets.adapt`` function that normalises it (``None``: compare as is).
     """
     if not expected.ok:
         return f"_raised is not None and error_name(_raised) == {expected.error!r}"

@@ -1,6 +1,6 @@
 """What a suite run hands to the toolkit: verdicts per clause and the shrunk counterexample.
 
-The suites (``scheduler_suite.py``, ``wheel_suite.py``, the concurrent rounds) *produce* these;
+The suites (``scheduler/suite.py``, ``wheel/suite.py``, the concurrent rounds) *produce* these;
 the report card, the replay script, the pictures and ``report.json`` *consume* them. Keep this
 module free of Hypothesis and of any target: it is plain data, JSON-serialisable through
 :meth:`RunResult.to_json`.
@@ -45,8 +45,8 @@ class Step:
 
     ``code`` is one Python statement against the target object named ``target`` (for example
     ``claim_0 = target.ready(limit=2)``); the replay script runs these lines in order.
-    ``expected`` / ``actual`` are the *normalised* replies (``schedcheck.adapt``) of the model
-    and the target, as ``repr`` strings; ``check`` is a Python expression that is true iff the
+    ``expected`` / ``actual`` are the *normalised* replies (``schedcheck.targets.adapt``) of the
+    model and the target, as ``repr`` strings; ``check`` is a Python expression that is true iff the
     target behaved as the model did at this step (the replay script asserts it), or ``None``
     where nothing is compared.
     """

@@ -6,7 +6,7 @@ run's seed) until a time budget or an example budget is spent, or the first coun
 The chunks cycle through three phases, one round after another:
 
 * **directed** -- short programs (:data:`SHORT_STEPS` steps) from a prepared starting state:
-  for the scheduler each classic adversarial scenario of ``sched_scenarios`` in turn (the
+  for the scheduler each classic adversarial scenario of ``scheduler.scenarios`` in turn (the
   fixture builds the state; the program goes on from there), then short programs from the
   usual starts; for the wheel short programs from every drawn configuration;
 * **swarm** -- each example enables a random subset of the rules (drawn at its start; every
@@ -68,7 +68,7 @@ def plan(system: str, *, scenarios: bool = True) -> list[Chunk]:
     ``scenarios=False`` for a machine that cannot start from a scenario (the core level)."""
     chunks: list[Chunk] = []
     if system == "scheduler" and scenarios:
-        from schedcheck.harness.sched_scenarios import SCENARIOS
+        from schedcheck.harness.scheduler.scenarios import SCENARIOS
 
         chunks += [Chunk("directed", 4, SHORT_STEPS, name) for name in SCENARIOS]
         chunks.append(Chunk("directed", 20, SHORT_STEPS))

@@ -216,7 +216,7 @@ def _declared_lack(target: Any, miss: Miss) -> Miss:
     declares it lacks -- a method it does not have, or argument checks it does not make --
     is owned by that capability, so the item is not graded rather than failed. Only the
     adapter's own missing attribute counts: an AttributeError from deeper down is a miss."""
-    from schedcheck.adapters import capabilities_of
+    from schedcheck.targets.adapters import capabilities_of
 
     caps = capabilities_of(target)
     if caps is None:

@@ -12,9 +12,9 @@ from collections.abc import Callable
 from typing import Any
 
 from schedcheck import systems
-from schedcheck.adapters import SchedulerCapabilities, WheelCapabilities, capabilities_of
 from schedcheck.practice.grading import Card, Item, declared_lack, grade_items
 from schedcheck.practice.shapes import seed_shaped_scheduler, seed_shaped_wheel
+from schedcheck.targets.adapters import SchedulerCapabilities, WheelCapabilities, capabilities_of
 
 __all__ = ["SYSTEMS", "grade", "guess_system", "item_ids", "items_for", "lacking_items"]
 

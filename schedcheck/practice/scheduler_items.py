@@ -18,7 +18,6 @@ import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from schedcheck.adapt import error_name, norm_cause, norm_claims, norm_name, norm_reply
 from schedcheck.model import Scheduler as ModelScheduler
 from schedcheck.practice.grading import (
     CAPABILITY,
@@ -34,6 +33,7 @@ from schedcheck.practice.scheduler_owners import (
     reply_owner,
     state_owner,
 )
+from schedcheck.targets.adapt import error_name, norm_cause, norm_claims, norm_name, norm_reply
 
 __all__ = ["ITEMS", "disagreement"]
 
@@ -274,7 +274,7 @@ def _needs(method: str) -> Callable[[Callable[[Any], list[Miss]]], Callable[[Any
 
 def _cost(factory: Any) -> Miss | None:
     from schedcheck.harness.result import BROKEN
-    from schedcheck.harness.scheduler_suite import check_scheduler_scaling
+    from schedcheck.harness.scheduler.suite import check_scheduler_scaling
 
     result = check_scheduler_scaling(factory)
     if result.verdict == BROKEN:
@@ -379,7 +379,7 @@ ITEMS: tuple[Item, ...] = (
     Item("S-F1", "F", "a graph too large for memory",
          "persist tasks and edges, keep only the active window and cursors in memory, claim "
          "by conditional write or lease with the generation in the condition (worked out in "
-         "specs/large-graphs.md, with a tested sketch: schedcheck.impl.disk_scheduler)", None),
+         "specs/large-graphs.md, with a tested sketch: schedcheck.impl.scheduler.disk)", None),
     Item("S-F2", "F", "a failed branch continues: optional edges (extension)",
          "label edges required or optional; READY once the required deps succeeded and the "
          "optional ones are terminal in any state", _needs("optional")(_scenarios(
@@ -403,7 +403,7 @@ ITEMS: tuple[Item, ...] = (
     Item("S-F6", "F", "observability signals",
          "count cycles, blocked tasks, ready wait, run time, claim conflicts, duplicate "
          "callbacks, per-edge propagation latency; segment by task type and tenant (each one: "
-         "Scheduler.metrics() and schedcheck.impl.observability)", None),
+         "Scheduler.metrics() and schedcheck.impl.scheduler.observability)", None),
     Item("S-F7", "F", "no task is claimed twice",
          "check the state, take the slot and write RUNNING in one critical section; a "
          "repeated ready() never returns the same (id, generation)", _scenarios(

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from schedcheck.adapt import error_name, norm_claims, norm_reply
 from schedcheck.practice.grading import CAPABILITY
+from schedcheck.targets.adapt import error_name, norm_claims, norm_reply
 
 __all__ = ["Context", "generation_owner", "reply_owner", "state_owner"]
 

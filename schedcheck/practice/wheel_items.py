@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from schedcheck.adapt import error_name
 from schedcheck.model import TimingWheel as ModelWheel
 from schedcheck.practice.grading import (
     CAPABILITY,
@@ -29,6 +28,7 @@ from schedcheck.practice.grading import (
     NotAttempted,
 )
 from schedcheck.practice.reduce import reduce_program
+from schedcheck.targets.adapt import error_name
 
 __all__ = ["ITEMS", "disagreement"]
 
@@ -386,7 +386,7 @@ def _all(*checks: Callable[[Any], list[Miss]]) -> Callable[[Any], list[Miss]]:
 
 def _cost(factory: Any) -> Miss | None:
     from schedcheck.harness.result import BROKEN
-    from schedcheck.harness.wheel_cost import check_wheel_scaling
+    from schedcheck.harness.wheel.cost import check_wheel_scaling
 
     result = check_wheel_scaling(factory)
     if result.verdict == BROKEN:

@@ -4,8 +4,8 @@
 
 * needs only the target and the standard library: it carries its own copies of
   ``schedcheck.report.replay_runtime`` (loading the target, the step time limit, the failure
-  messages), of ``schedcheck.adapt`` (how the check reads replies) and of the test doubles the
-  check handed to the target (the wheel's named callbacks and recording executor, the
+  messages), of ``schedcheck.targets.adapt`` (how the check reads replies) and of the test doubles
+  the check handed to the target (the wheel's named callbacks and recording executor, the
   scheduler's ``noop``) -- source, never a repr;
 * loads the target exactly as ``schedcheck check`` did (``module:attr`` importable from the
   folder the check ran in, or ``path/to/file.py:attr`` by absolute path; adapters are plain
@@ -59,7 +59,7 @@ from __future__ import annotations
 
 # ---- loading the target, the step time limit, the failure messages
 {runtime}
-# ---- how the check reads replies (a copy of schedcheck.adapt)
+# ---- how the check reads replies (a copy of schedcheck.targets.adapt)
 {adapt}
 {doubles}
 TARGET = {target!r}
@@ -116,7 +116,7 @@ def _runtime() -> str:
 
 
 def _adapt() -> str:
-    from schedcheck import adapt
+    from schedcheck.targets import adapt
 
     assert adapt.__file__ is not None
     return _copy_of(adapt.__file__)
@@ -131,7 +131,7 @@ def _doubles(cx: Counterexample, code: str) -> tuple[str, list[str]]:
     parts: list[str] = []
     text = "\n".join([*preamble, code])
     if "make_callback(" in text or "RecordingExecutor(" in text:
-        from schedcheck.harness import wheel_fixtures as wf
+        from schedcheck.harness.wheel import fixtures as wf
 
         objects: Iterable[Any] = (wf.CallLog, wf.Callback, wf.make_callback,
                                   wf.RecordingExecutor)

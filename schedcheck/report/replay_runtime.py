@@ -1,8 +1,8 @@
 """The part of every ``replay.py`` that is not the counterexample: standard library only.
 
 ``schedcheck.report.replay`` copies this module's source (less its import of
-``schedcheck.adapt``, which the script copies as well) into each
-script it writes, together with ``schedcheck.adapt`` (how the check reads replies) and the
+``schedcheck.targets.adapt``, which the script copies as well) into each
+script it writes, together with ``schedcheck.targets.adapt`` (how the check reads replies) and the
 wheel's test doubles, so that a replay runs with any ``python3`` and imports nothing but the
 target. Keep it that way: this module may import the standard library alone (a test checks).
 
@@ -19,7 +19,7 @@ target. Keep it that way: this module may import the standard library alone (a t
   the replay run again once under it (a target that walks a set of string ids then takes the
   same order as when the check found the failure);
 * :func:`entries_held` -- how many of the handles a wheel returned it still references (the
-  walk the check's memory bound reads; ``schedcheck.harness.wheel_memory`` uses this one).
+  walk the check's memory bound reads; ``schedcheck.harness.wheel.memory`` uses this one).
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ from collections.abc import Iterable
 from types import FrameType, TracebackType
 from typing import Any
 
-# the replay defines these itself (its copy of schedcheck.adapt, standard library only too)
-from schedcheck.adapt import error_name, norm_claim, norm_claims, norm_info, norm_reply
+# the replay defines these itself (its copy of schedcheck.targets.adapt, standard library only too)
+from schedcheck.targets.adapt import error_name, norm_claim, norm_claims, norm_info, norm_reply
 
 __all__ = ["MAX_WALK", "current_hash_seed", "differs", "entries_held", "load_target",
            "need_schedcheck", "pin_hash_seed", "reproduced", "same", "step_limit"]

@@ -36,10 +36,10 @@ from schedcheck.contract import (
     require_int,
 )
 from schedcheck.harness.clauses import S_LIN, W_LIN
-from schedcheck.impl._scheduler_support import CAN, FAIL, OK, RUN, P, R, slots
-from schedcheck.impl._wheel_common import Handle
-from schedcheck.impl.hashed_wheel import HashedTimingWheel
-from schedcheck.impl.scheduler import Scheduler
+from schedcheck.impl.scheduler._support import CAN, FAIL, OK, RUN, P, R, slots
+from schedcheck.impl.scheduler.indegree import Scheduler
+from schedcheck.impl.wheel._common import Handle
+from schedcheck.impl.wheel.hashed import HashedTimingWheel
 from schedcheck.zoo.mutant import mutant
 
 __all__ = [

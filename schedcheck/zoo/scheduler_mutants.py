@@ -31,8 +31,8 @@ from schedcheck.harness.clauses import (
     S_ORACLE_CYCLE,
     S_TERMINAL,
 )
-from schedcheck.impl._scheduler_support import BLK, CAN, FAIL, OK, RUN, P, packed, slots
-from schedcheck.impl.scheduler import Scheduler
+from schedcheck.impl.scheduler._support import BLK, CAN, FAIL, OK, RUN, P, packed, slots
+from schedcheck.impl.scheduler.indegree import Scheduler
 from schedcheck.zoo.mutant import mutant
 
 __all__ = [

@@ -18,10 +18,10 @@ from typing import Any
 
 from schedcheck.contract import require_int
 from schedcheck.harness.clauses import W1, W2, W3, W4, W_COST, W_INV_EARLY, W_INV_ONCE, W_MEM
-from schedcheck.impl._wheel_buckets import _BucketArray
-from schedcheck.impl._wheel_common import Callback, Handle, ceil_div
-from schedcheck.impl.hashed_wheel import HashedTimingWheel
-from schedcheck.impl.hierarchical_wheel import HierarchicalTimingWheel
+from schedcheck.impl.wheel._buckets import _BucketArray
+from schedcheck.impl.wheel._common import Callback, Handle, ceil_div
+from schedcheck.impl.wheel.hashed import HashedTimingWheel
+from schedcheck.impl.wheel.hierarchical import HierarchicalTimingWheel
 from schedcheck.zoo.mutant import mutant
 
 __all__ = [

@@ -14,9 +14,9 @@ from schedcheck.concurrency.overhead import measure_overhead
 from schedcheck.contract import WheelFullError
 from schedcheck.harness.common import run_suite, suite_settings
 from schedcheck.harness.result import RunResult
-from schedcheck.harness.scheduler_suite import make_scheduler_machine, run_scheduler_suite
+from schedcheck.harness.scheduler.suite import make_scheduler_machine, run_scheduler_suite
 from schedcheck.harness.search import search
-from schedcheck.harness.wheel_suite import make_wheel_machine, run_wheel_suite
+from schedcheck.harness.wheel.suite import make_wheel_machine, run_wheel_suite
 from schedcheck.zoo import race_mutants as rm
 
 

@@ -2,7 +2,7 @@
 
 import asyncio
 
-from schedcheck.adapters import WheelAdapter, WheelCapabilities
+from schedcheck.targets.adapters import WheelAdapter, WheelCapabilities
 
 
 class _Loop(asyncio.BaseEventLoop):

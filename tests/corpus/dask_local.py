@@ -7,7 +7,7 @@ detected ...")``, recognised by its message."""
 from dask.local import finish_task, start_state_from_dask
 from dask.order import order
 
-from schedcheck.adapters import SchedulerAdapter, SchedulerCapabilities
+from schedcheck.targets.adapters import SchedulerAdapter, SchedulerCapabilities
 
 
 def _task(*_args):

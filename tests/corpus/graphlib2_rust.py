@@ -2,7 +2,7 @@
 
 import graphlib2
 
-from schedcheck.adapters import SchedulerAdapter
+from schedcheck.targets.adapters import SchedulerAdapter
 
 
 class Graphlib2(SchedulerAdapter):

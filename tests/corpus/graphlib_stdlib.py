@@ -2,7 +2,7 @@
 
 import graphlib
 
-from schedcheck.adapters import SchedulerAdapter
+from schedcheck.targets.adapters import SchedulerAdapter
 
 
 class StdlibGraphlib(SchedulerAdapter):

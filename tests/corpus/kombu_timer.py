@@ -5,7 +5,7 @@ counts cancelled entries until they are popped, so the count is the adapter's.""
 
 from kombu.asynchronous.timer import Timer
 
-from schedcheck.adapters import WheelAdapter, WheelCapabilities
+from schedcheck.targets.adapters import WheelAdapter, WheelCapabilities
 
 
 class KombuTimer(WheelAdapter):

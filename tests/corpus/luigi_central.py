@@ -4,7 +4,7 @@ takes DONE for any task (ran or not, failed before or not) and has no cycle dete
 
 from luigi.scheduler import Scheduler
 
-from schedcheck.adapters import SchedulerAdapter, SchedulerCapabilities
+from schedcheck.targets.adapters import SchedulerAdapter, SchedulerCapabilities
 
 
 class LuigiCentral(SchedulerAdapter):

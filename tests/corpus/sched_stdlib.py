@@ -2,7 +2,7 @@
 
 import sched
 
-from schedcheck.adapters import WheelAdapter, WheelCapabilities
+from schedcheck.targets.adapters import WheelAdapter, WheelCapabilities
 
 
 class StdlibSched(WheelAdapter):

@@ -3,7 +3,7 @@ time. A timer is a ``Timeout`` event whose callback fires it; SimPy has no way t
 
 import simpy
 
-from schedcheck.adapters import WheelAdapter, WheelCapabilities
+from schedcheck.targets.adapters import WheelAdapter, WheelCapabilities
 
 
 class SimPyTimers(WheelAdapter):

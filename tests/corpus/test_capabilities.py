@@ -9,9 +9,9 @@ import sched
 from typing import Any
 
 from schedcheck import profiles
-from schedcheck.adapters import SchedulerAdapter, SchedulerCapabilities, WheelCapabilities
-from schedcheck.harness.sched_core import run_core_suite
-from schedcheck.harness.wheel_suite import run_wheel_suite
+from schedcheck.harness.scheduler.core import run_core_suite
+from schedcheck.harness.wheel.suite import run_wheel_suite
+from schedcheck.targets.adapters import SchedulerAdapter, SchedulerCapabilities, WheelCapabilities
 from tests.corpus.graphlib2_rust import Graphlib2
 from tests.corpus.sched_stdlib import StdlibSched
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from schedcheck.harness.sched_core import run_core_suite
-from schedcheck.harness.wheel_suite import run_wheel_suite
+from schedcheck.harness.scheduler.core import run_core_suite
+from schedcheck.harness.wheel.suite import run_wheel_suite
 from tests.corpus.asyncio_loop import AsyncioTimers
 from tests.corpus.graphlib2_rust import Graphlib2
 from tests.corpus.graphlib_stdlib import StdlibGraphlib

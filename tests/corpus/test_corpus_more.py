@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from schedcheck.adapters import SchedulerCapabilities
-from schedcheck.harness.sched_core import run_core_suite
-from schedcheck.harness.wheel_cost import check_wheel_scaling
-from schedcheck.harness.wheel_suite import run_wheel_suite
+from schedcheck.harness.scheduler.core import run_core_suite
+from schedcheck.harness.wheel.cost import check_wheel_scaling
+from schedcheck.harness.wheel.suite import run_wheel_suite
+from schedcheck.targets.adapters import SchedulerCapabilities
 from tests.corpus.dask_local import DaskLocal
 from tests.corpus.kombu_timer import KombuTimer
 from tests.corpus.luigi_central import LuigiCentral

@@ -8,8 +8,8 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from schedcheck.adapters import WheelAdapter, WheelCapabilities
-from schedcheck.harness.wheel_suite import run_wheel_suite
+from schedcheck.harness.wheel.suite import run_wheel_suite
+from schedcheck.targets.adapters import WheelAdapter, WheelCapabilities
 
 UNIT = 5
 _KEYS = itertools.count()  # unique across wheels: a foreign handle never names one of ours

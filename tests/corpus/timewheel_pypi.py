@@ -7,7 +7,7 @@ import types
 
 import timeWheel.threadTimeWheel as twmod
 
-from schedcheck.adapters import WheelAdapter, WheelCapabilities
+from schedcheck.targets.adapters import WheelAdapter, WheelCapabilities
 
 _BASE = int(time.time())  # its class reads the real clock once, at import
 

@@ -2,7 +2,7 @@
 
 from twisted.internet.task import Clock
 
-from schedcheck.adapters import WheelAdapter, WheelCapabilities
+from schedcheck.targets.adapters import WheelAdapter, WheelCapabilities
 
 
 class TwistedClock(WheelAdapter):

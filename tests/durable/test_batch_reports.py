@@ -13,7 +13,7 @@ import pytest
 from schedcheck.impl.durable import DurableScheduler
 
 from schedcheck.contract import Claim, Outcome, Reply, TaskState, UnknownTaskError
-from schedcheck.harness.lease_suite import ManualClock
+from schedcheck.harness.leases.suite import ManualClock
 
 APPLIED = Reply(Outcome.APPLIED, TaskState.SUCCEEDED)
 

@@ -1,7 +1,7 @@
 """Crash tests with real processes: worker processes share one store; one is killed with
 SIGKILL in the middle of a task, another just before one of its SQL statements (inside a
 transaction). The survivors must reclaim the dead worker's lease and finish everything. The
-history checker (schedcheck.harness.lease_history) then judges the recorded claims, renewals
+history checker (schedcheck.harness.leases.history) then judges the recorded claims, renewals
 and reports with the store's final states: every task ran at least once, never two live claims
 of one task at once, no completion by a fenced worker, nothing lost."""
 
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from schedcheck.impl.durable import DurableScheduler
 
-from schedcheck.harness.lease_history import check_history, read_history
+from schedcheck.harness.leases.history import check_history, read_history
 
 ROOT = Path(__file__).resolve().parents[2]
 LEASE = 1.0  # seconds: the survivors wait this long for the dead worker's claim

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from schedcheck.harness.lease_history import check_history
+from schedcheck.harness.leases.history import check_history
 
 
 def claim(task: str, gen: int, token: int, start: float, pid: int = 1,

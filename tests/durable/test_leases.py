@@ -11,7 +11,7 @@ import pytest
 from schedcheck.impl.durable import DurableScheduler
 
 from schedcheck.contract import Cause, Outcome, TaskState
-from schedcheck.harness.lease_suite import ManualClock
+from schedcheck.harness.leases.suite import ManualClock
 
 
 def _one(clock: ManualClock, **kw: int) -> DurableScheduler:

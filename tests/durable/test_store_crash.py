@@ -26,8 +26,8 @@ from schedcheck.impl.durable import DurableScheduler
 from schedcheck.impl.durable._store import PostgresStore
 
 from schedcheck.contract import Outcome, TaskState
-from schedcheck.harness.lease_history import check_history, read_history
-from schedcheck.harness.lease_suite import ManualClock
+from schedcheck.harness.leases.history import check_history, read_history
+from schedcheck.harness.leases.suite import ManualClock
 from schedcheck.pg_temp import TempCluster
 from tests.durable.test_crash import GRAPH, ROOT
 

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from schedcheck.impl.durable import DurableScheduler
 
-from schedcheck.harness.lease_suite import run_lease_suite
+from schedcheck.harness.leases.suite import run_lease_suite
 from schedcheck.harness.result import HELD, NOT_REACHED
-from schedcheck.harness.scheduler_suite import run_scheduler_suite
+from schedcheck.harness.scheduler.suite import run_scheduler_suite
 from tests.durable.conftest import StorePool
 
 #: every clause the scheduler suite has, except the extensions the durable scheduler does not

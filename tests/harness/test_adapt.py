@@ -7,7 +7,8 @@ from collections import namedtuple
 
 import pytest
 
-from schedcheck import adapt, contract
+from schedcheck import contract
+from schedcheck.targets import adapt
 
 
 class TheirState(enum.Enum):

@@ -16,14 +16,14 @@ from schedcheck.model import TimingWheel
 from schedcheck import systems
 from schedcheck.harness.clauses import S4, S6, S_INV, W2, W4, W_INV_ONCE
 from schedcheck.harness.result import BROKEN, HELD
-from schedcheck.harness.sched_checks import SchedulerChecks
-from schedcheck.harness.sched_core import make_core_machine
-from schedcheck.harness.sched_fixtures import probe_support
-from schedcheck.harness.scheduler_suite import run_scheduler_suite
-from schedcheck.harness.wheel_checks import WheelChecks
-from schedcheck.harness.wheel_cost import _stalls
-from schedcheck.harness.wheel_memory import entries_held, entry_bound, exempt
-from schedcheck.harness.wheel_suite import run_wheel_suite
+from schedcheck.harness.scheduler.checks import SchedulerChecks
+from schedcheck.harness.scheduler.core import make_core_machine
+from schedcheck.harness.scheduler.fixtures import probe_support
+from schedcheck.harness.scheduler.suite import run_scheduler_suite
+from schedcheck.harness.wheel.checks import WheelChecks
+from schedcheck.harness.wheel.cost import _stalls
+from schedcheck.harness.wheel.memory import entries_held, entry_bound, exempt
+from schedcheck.harness.wheel.suite import run_wheel_suite
 from schedcheck.levels import grade
 from schedcheck.zoo import scheduler_mutants as sm
 from schedcheck.zoo import wheel_mutants as wm

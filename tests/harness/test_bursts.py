@@ -12,8 +12,8 @@ from schedcheck.model import Scheduler
 
 from schedcheck import profiles
 from schedcheck.harness import guard
-from schedcheck.harness.sched_core import run_core_suite
-from schedcheck.harness.wheel_suite import run_wheel_suite
+from schedcheck.harness.scheduler.core import run_core_suite
+from schedcheck.harness.wheel.suite import run_wheel_suite
 
 
 class DeadlocksOnABurst(HashedTimingWheel):

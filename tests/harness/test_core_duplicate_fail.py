@@ -10,7 +10,7 @@ from schedcheck.impl import Scheduler
 
 from schedcheck import profiles
 from schedcheck.contract import Outcome
-from schedcheck.harness.sched_core import run_core_suite
+from schedcheck.harness.scheduler.core import run_core_suite
 
 
 class DuplicateFailFreesSlot(Scheduler):

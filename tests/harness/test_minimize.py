@@ -69,7 +69,7 @@ def test_the_reduction_of_a_hang_stops_after_a_few_replays_that_hang(monkeypatch
     from schedcheck.impl import HashedTimingWheel
 
     from schedcheck.harness import guard
-    from schedcheck.harness.wheel_suite import run_wheel_suite
+    from schedcheck.harness.wheel.suite import run_wheel_suite
 
     class CancelNeverReturns(HashedTimingWheel):
         def cancel(self, handle: Any) -> bool:

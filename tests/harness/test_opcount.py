@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from schedcheck.harness.opcount import StepCounter
-from schedcheck.harness.sched_oracles import check_scheduler_scaling, layered_deps
+from schedcheck.harness.scheduler.oracles import check_scheduler_scaling, layered_deps
 
 
 def _loop(n: int) -> int:

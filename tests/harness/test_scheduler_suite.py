@@ -14,17 +14,17 @@ from typing import Any
 import pytest
 from schedcheck.model import Scheduler as ModelScheduler
 
-from schedcheck import adapt
 from schedcheck.contract import CycleError, SchedcheckInternalError, TaskState
-from schedcheck.harness import sched_oracles as oracles
 from schedcheck.harness.common import suite_settings
 from schedcheck.harness.result import BROKEN, HELD, NOT_EXERCISED, NOT_SUPPORTED
-from schedcheck.harness.scheduler_suite import (
+from schedcheck.harness.scheduler import oracles as oracles
+from schedcheck.harness.scheduler.suite import (
     check_scheduler_scaling,
     make_scheduler_machine,
     probe_support,
     run_scheduler_suite,
 )
+from schedcheck.targets import adapt
 
 #: Meta-tests that expect a kill run at most this many examples (a kill takes a handful).
 KILL_EXAMPLES = 150

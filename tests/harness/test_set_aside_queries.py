@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from schedcheck.harness.wheel_suite import run_wheel_suite
+from schedcheck.harness.wheel.suite import run_wheel_suite
 
 
 class _Timer:

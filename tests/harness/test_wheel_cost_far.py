@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from schedcheck.harness.result import BROKEN, HELD
-from schedcheck.harness.wheel_cost import (
+from schedcheck.harness.wheel.cost import (
     STALL_TICKS,
     WHEEL_SIZE,
     check_wheel_scaling,

@@ -11,11 +11,11 @@ from hypothesis.stateful import rule
 from schedcheck.impl import HashedTimingWheel, HierarchicalTimingWheel
 from schedcheck.model import TimingWheel
 
-from schedcheck import adapt
 from schedcheck.contract import SchedcheckInternalError
 from schedcheck.harness.result import BROKEN, HELD, NOT_EXERCISED, NOT_SUPPORTED, Counterexample
-from schedcheck.harness.wheel_fixtures import TargetUnusable
-from schedcheck.harness.wheel_suite import check_wheel_scaling, run_wheel_suite
+from schedcheck.harness.wheel.fixtures import TargetUnusable
+from schedcheck.harness.wheel.suite import check_wheel_scaling, run_wheel_suite
+from schedcheck.targets import adapt
 from tests.harness.wheel_targets import (
     DoubleCancelWheel,
     ErrorChangesStateWheel,

@@ -9,12 +9,12 @@ import itertools
 from pathlib import Path
 
 import pytest
-from schedcheck.impl.disk_scheduler import DiskScheduler
+from schedcheck.impl.scheduler.disk import DiskScheduler
 
-from schedcheck.adapters import SchedulerCapabilities
 from schedcheck.contract import Cause, CycleError, Outcome, TaskState, UnknownDependencyError
 from schedcheck.harness.result import HELD
-from schedcheck.harness.sched_core import CORE_CLAUSES, run_core_suite
+from schedcheck.harness.scheduler.core import CORE_CLAUSES, run_core_suite
+from schedcheck.targets.adapters import SchedulerCapabilities
 
 EXAMPLES = 200  # enough for fail and cancel to be drawn on a claimed task (S5, S6)
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from schedcheck.impl import HashedTimingWheel, HierarchicalTimingWheel, WheelTimer
-from schedcheck.impl.driver import BoundedExecutor, FakeClock, OverloadError
+from schedcheck.impl.wheel.driver import BoundedExecutor, FakeClock, OverloadError
 
 from schedcheck import model
 

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from schedcheck.impl.driver import BoundedExecutor, FakeClock, Metrics, WheelTimer
-from schedcheck.impl.observability import ObservedMetrics, ObservedScheduler
-from schedcheck.impl.queued_driver import QueuedWheelTimer
+from schedcheck.impl.scheduler.observability import ObservedMetrics, ObservedScheduler
+from schedcheck.impl.wheel.driver import BoundedExecutor, FakeClock, Metrics, WheelTimer
+from schedcheck.impl.wheel.queued_driver import QueuedWheelTimer
 
 from schedcheck.contract import CycleError, UnknownDependencyError
 

@@ -9,12 +9,12 @@ import weakref
 from typing import Any
 
 import pytest
-from schedcheck.impl.driver import BoundedExecutor, FakeClock
-from schedcheck.impl.queued_driver import QueuedWheel, QueuedWheelTimer, Ticket
+from schedcheck.impl.wheel.driver import BoundedExecutor, FakeClock
+from schedcheck.impl.wheel.queued_driver import QueuedWheel, QueuedWheelTimer, Ticket
 
 from schedcheck.contract import require_int
 from schedcheck.harness.result import HELD
-from schedcheck.harness.wheel_suite import run_wheel_suite
+from schedcheck.harness.wheel.suite import run_wheel_suite
 
 EXACT = ("W1", "W2", "W3", "W4", "W5", "W6", "W-INV-EARLY", "W-INV-ONCE", "W-INV-LATE",
          "W-INV-PENDING", "W-T1", "W-T2", "W-T3", "W-T4")

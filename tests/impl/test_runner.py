@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from schedcheck.impl import Runner, Scheduler, run
-from schedcheck.impl.runner import CancelToken
+from schedcheck.impl.scheduler.runner import CancelToken
 
 from schedcheck.contract import Cause, TaskState
 

@@ -6,7 +6,7 @@ import gc
 
 import pytest
 from schedcheck.impl import Scheduler
-from schedcheck.impl._scheduler_support import slots
+from schedcheck.impl.scheduler._support import slots
 
 from schedcheck.contract import Claim, Outcome, TaskState
 
@@ -108,7 +108,7 @@ def test_batch_paths_are_the_same_calls_one_by_one() -> None:
 
 
 def test_the_observed_scheduler_sees_every_claim_of_a_batch() -> None:
-    from schedcheck.impl.observability import ObservedScheduler
+    from schedcheck.impl.scheduler.observability import ObservedScheduler
 
     s = ObservedScheduler(4)
     s.submit("a")

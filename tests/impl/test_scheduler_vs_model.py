@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from schedcheck import impl, model
-from schedcheck.adapt import error_name
+from schedcheck.targets.adapt import error_name
 
 IDS = list("abcdefg")
 OPS = ["submit"] * 5 + ["start", "ready", "ready", "complete", "complete", "fail", "cancel",

@@ -2,7 +2,7 @@
 with every wheel's check_invariants() after each step (the structural checks the
 differential suite cannot see: rounds, bucket placement, occupancy, level windows).
 
-The full contract suite (schedcheck.harness.wheel_suite) checks the contract against any
+The full contract suite (schedcheck.harness.wheel.suite) checks the contract against any
 target; this one is the implementations' own white-box companion."""
 
 from __future__ import annotations

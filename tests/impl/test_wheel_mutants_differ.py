@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from schedcheck.impl._wheel_buckets import _BucketArray
+from schedcheck.impl.wheel._buckets import _BucketArray
 
 from schedcheck import impl, model
 from schedcheck.zoo import wheel_mutants as wm
@@ -217,7 +217,7 @@ def test_fired_marked_cancelled_reads_both_flags() -> None:
 
 
 def test_shells_never_compacted_outnumber_the_pending_timers() -> None:
-    from schedcheck.harness.wheel_memory import entries_held, entry_bound
+    from schedcheck.harness.wheel.memory import entries_held, entry_bound
 
     def run(cls: Any) -> int | None:
         w = cls(1, 8)

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from schedcheck.impl import HashedTimingWheel, HierarchicalTimingWheel
-from schedcheck.impl._wheel_buckets import _BucketArray
+from schedcheck.impl.wheel._buckets import _BucketArray
 
 WHEELS = [HashedTimingWheel, HierarchicalTimingWheel]
 IDS = ["hashed", "hierarchical"]

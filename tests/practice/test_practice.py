@@ -268,7 +268,7 @@ def test_grade_names_the_seed_shaped_mode_for_an_answer_in_the_texts_names(
 
 
 def test_parts_a_class_declares_it_lacks_leave_their_items_not_attempted() -> None:
-    from schedcheck.adapters import WheelCapabilities
+    from schedcheck.targets.adapters import WheelCapabilities
 
     class NoChecks(impl.HashedTimingWheel):
         capabilities = WheelCapabilities(validates_args=False, cancel="none")

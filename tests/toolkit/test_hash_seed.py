@@ -11,8 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from schedcheck.adapters import SchedulerAdapter, SchedulerCapabilities
 from schedcheck.report.replay_check import replay_python
+from schedcheck.targets.adapters import SchedulerAdapter, SchedulerCapabilities
 
 
 class _SetDag:

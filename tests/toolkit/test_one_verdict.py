@@ -10,11 +10,11 @@ import re
 from pathlib import Path
 
 from schedcheck import pipeline
-from schedcheck.adapters import WheelCapabilities
 from schedcheck.harness.clauses import SEED_RULES
 from schedcheck.report.card import NOT_SUPPORTED
 from schedcheck.report.page import check_html
 from schedcheck.report.writer import write_run
+from schedcheck.targets.adapters import WheelCapabilities
 from schedcheck.zoo.wheel_mutants import ForgottenRoundsWheel
 
 

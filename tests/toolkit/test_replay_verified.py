@@ -145,7 +145,7 @@ def test_a_round_found_by_the_suite_replays_its_history(tmp_path: Path) -> None:
     the round under the recorded schedule and fails where the same history comes back."""
     from schedcheck.concurrency import concurrency_bases
     from schedcheck.harness.search import search
-    from schedcheck.harness.wheel_suite import make_wheel_machine
+    from schedcheck.harness.wheel.suite import make_wheel_machine
     from schedcheck.zoo.race_mutants import SplitMaxPendingWheel
 
     result = RunResult.fresh("wheel", "SplitMaxPendingWheel")

@@ -15,7 +15,7 @@ import pytest
 
 from schedcheck.harness.clauses import SCHEDULER_CLAUSES
 from schedcheck.harness.result import BROKEN
-from schedcheck.harness.scheduler_suite import check_scheduler_scaling
+from schedcheck.harness.scheduler.suite import check_scheduler_scaling
 from schedcheck.pipeline import run_suite
 from schedcheck.profiles import PROFILES
 from schedcheck.systems import get

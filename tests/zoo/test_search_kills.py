@@ -87,7 +87,7 @@ def test_a_swarm_run_uses_only_the_rules_it_enabled() -> None:
 
 
 def test_the_plan_starts_every_classic_scenario_in_the_directed_phase() -> None:
-    from schedcheck.harness.sched_scenarios import SCENARIOS
+    from schedcheck.harness.scheduler.scenarios import SCENARIOS
 
     chunks = plan("scheduler")
     assert [c.start_state for c in chunks if c.start_state] == list(SCENARIOS)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from schedcheck.harness.result import BROKEN
-from schedcheck.harness.wheel_suite import check_wheel_scaling, run_wheel_suite
+from schedcheck.harness.wheel.suite import check_wheel_scaling, run_wheel_suite
 from schedcheck.zoo.catalogue import Mutant, all_mutants
 
 WHEEL_MUTANTS = sorted(

@@ -1,0 +1,239 @@
+"""The scheduler suite's classic scenarios: small adversarial templates, name -> function.
+
+The seed's "what the interviewer tests" and its common mistakes, each a few calls on drawn ids
+(``ids`` is a permutation of the suite's alphabet: ``ids[0]``, ``ids[1]``... play the roles).
+The machine instantiates them in its ``classic`` rule and, for most runs, in its first step, so
+that the first steps of most runs are adversarial:
+
+* a join whose first dependency completes twice; a diamond with a duplicate completion;
+* a join whose two dependencies fail (the second twice, then a cancel);
+* claims at the concurrency limit (``ready(1)`` then ``ready()`` with slots partly used);
+* a late callback from the generation before a resubmit;
+* a resubmit of a dependency with a live dependent;
+* a resubmit that drops an edge followed by the reverse edge (a cycle check that follows
+  stale edges reports a cycle that is not there), then a cycle of three closed through it;
+* a cancel of a RUNNING task, the worker's poll (``cancel_requested``) and its confirming
+  ``fail``;
+* a resubmit that drops a dependency never submitted (start() must then succeed);
+* a dependency resubmitted and cancelled while its dependent runs (the blocking stops at the
+  RUNNING dependent: its own dependents stay PENDING).
+
+A scenario drives the machine through :class:`Play` (submit, start, claim, report, cancel): every
+call is recorded and compared like any other (resubmits when an id exists already). Adding a
+scenario is one function and one entry in :data:`SCENARIOS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from schedcheck.harness.scheduler.fixtures import ClaimRef
+
+__all__ = ["SCENARIOS", "Play", "ScenarioMachine"]
+
+
+class ScenarioMachine(Protocol):
+    """What a scenario uses of the machine (``scheduler.suite.SchedulerMachine``)."""
+
+    def _submit(self, tid: Any, deps: Any, fn: Any, *, optional: Any = None,
+                words: str = "", thread: str | None = None) -> Any: ...
+
+    def _ready(self, worker: str, limit: Any) -> Any: ...
+
+    def _callback(self, op: str, tid: Any, gen: Any, *, words: str, thread: str | None = None,
+                  error: Any = None, late: bool = False) -> Any: ...
+
+    def start(self) -> None: ...
+
+    def report(self, claim: ClaimRef, op: str, error: str | None) -> None: ...
+
+
+class Play:
+    """One scenario being played on ``machine``; ``refs`` are the claims it made (they join
+    the machine's bundle, so later callbacks on them are late or duplicates)."""
+
+    def __init__(self, machine: ScenarioMachine, kind: str) -> None:
+        self.machine = machine
+        self.kind = kind
+        self.refs: list[ClaimRef] = []
+
+    def sub(self, tid: str, *deps: str) -> None:
+        self.machine._submit(tid, deps, None,
+                             words=f"{self.kind}: submit {tid!r} depending on {list(deps)!r}")
+
+    def start(self) -> None:
+        self.machine.start()
+
+    def claim(self, limit: int | None = None) -> None:
+        self.refs.extend(self.machine._ready("w1", limit).values)
+
+    def report(self, tid: str, op: str, times: int = 1) -> None:
+        """Report the latest claim of ``tid`` (``times`` > 1: duplicate callbacks)."""
+        for ref in reversed(self.refs):
+            if ref.task_id == tid:
+                for _ in range(times):
+                    self.machine.report(ref, op, None)
+                return
+
+    def cancel(self, tid: str) -> None:
+        self.machine._callback("cancel", tid, None, words=f"{self.kind}: cancel {tid!r}")
+
+    def poll(self, tid: str) -> None:
+        """The worker holding the latest claim of ``tid`` asks whether it should stop."""
+        for ref in reversed(self.refs):
+            if ref.task_id == tid:
+                self.machine._callback("cancel_requested", tid, ref.generation,
+                                       thread=ref.worker,
+                                       words=f"{self.kind}: should {tid!r} stop?")
+                return
+
+
+def join_duplicate_complete(p: Play, ids: list[str]) -> None:
+    """Two dependencies completing; a retried callback."""
+    a, z, j = ids[:3]
+    p.sub(a)
+    p.sub(z)
+    p.sub(j, a, z)
+    p.start()
+    p.claim()
+    p.report(a, "complete", 2)
+    p.report(z, "complete")
+
+
+def diamond_duplicate_complete(p: Play, ids: list[str]) -> None:
+    a, _, j, b, c = ids[:5]
+    p.sub(a)
+    p.sub(b, a)
+    p.sub(c, a)
+    p.sub(j, b, c)
+    p.start()
+    p.claim()
+    p.report(a, "complete")
+    p.claim()
+    p.report(b, "complete", 2)
+    p.report(c, "complete")
+
+
+def join_both_deps_fail(p: Play, ids: list[str]) -> None:
+    """Failure propagation, and a second root."""
+    a, z, j, b = ids[:4]
+    p.sub(a)
+    p.sub(z)
+    p.sub(j, a, z)
+    p.sub(b, j)
+    p.start()
+    p.claim()
+    p.report(a, "fail")
+    p.report(z, "fail", 2)
+    p.cancel(z)
+
+
+def claims_at_the_limit(p: Play, ids: list[str]) -> None:
+    """Slots partly used, then ``limit=None``."""
+    for tid in ids:
+        p.sub(tid)
+    p.start()
+    p.claim(1)
+    p.claim()
+    p.claim()
+
+
+def late_callback_after_resubmit(p: Play, ids: list[str]) -> None:
+    """An old generation's worker reports."""
+    a, _, j = ids[:3]
+    p.sub(a)
+    p.sub(j, a)
+    p.start()
+    p.claim()
+    p.report(a, "complete")
+    p.sub(a)
+    p.report(a, "complete")
+    p.claim()
+    p.report(j, "complete")
+    p.report(a, "fail")
+
+
+def resubmit_live_dependency(p: Play, ids: list[str]) -> None:
+    a, z, j = ids[:3]
+    p.sub(a)
+    p.sub(z)
+    p.sub(j, a, z)
+    p.start()
+    p.claim()
+    p.report(a, "complete")
+    p.sub(a)
+    p.report(z, "complete")
+    p.claim()
+    p.report(a, "complete", 2)
+
+
+def cooperative_cancel(p: Play, ids: list[str]) -> None:
+    """Cancel of a RUNNING task: a request the worker polls, then confirms by failing."""
+    a, _, j = ids[:3]
+    p.sub(a)
+    p.sub(j, a)
+    p.start()
+    p.claim()
+    p.cancel(a)
+    p.poll(a)
+    p.report(a, "fail")
+
+
+def resubmit_drops_unknown_dependency(p: Play, ids: list[str]) -> None:
+    """A dependency never submitted, dropped by a resubmit: start() must then succeed."""
+    a, z, j = ids[:3]
+    p.sub(a, z)
+    p.sub(a)
+    p.sub(j, a)
+    p.start()
+    p.claim()
+
+
+def resubmit_reverse_edge(p: Play, ids: list[str]) -> None:
+    """``z`` drops its edge from ``a``, then ``a`` depends on ``z`` (no cycle: the old edge is
+    gone); then a third task closes a cycle of three through the new edge, which the started
+    scheduler must refuse with the cycle's path in graphlib's order (a cycle of two reads the
+    same both ways round: only three or more show a path listed backwards)."""
+    a, z, j = ids[:3]
+    p.sub(a)
+    p.sub(z, a)
+    p.start()
+    p.sub(z)
+    p.sub(a, z)
+    p.sub(j, a)
+    p.sub(z, j)
+
+
+def cancel_under_running_dependent(p: Play, ids: list[str]) -> None:
+    """A dependency resubmitted while its dependent runs, then cancelled and failed: the
+    propagation stops at the RUNNING dependent (it may still succeed), so what depends on it
+    stays PENDING; the RUNNING task is never BLOCKED."""
+    a, z, j, b = ids[:4]
+    p.sub(a)
+    p.sub(j, a)
+    p.sub(b, j)
+    p.sub(z, a)
+    p.start()
+    p.claim()
+    p.report(a, "complete")
+    p.claim()
+    p.sub(a)
+    p.cancel(a)
+    p.claim()
+    p.report(j, "complete")
+
+
+#: name -> template, in the order the machine draws them (a seed's draws map to these names).
+SCENARIOS: dict[str, Callable[[Play, list[str]], None]] = {
+    "join, duplicate complete": join_duplicate_complete,
+    "diamond, duplicate complete": diamond_duplicate_complete,
+    "join, both deps fail": join_both_deps_fail,
+    "claims at the concurrency limit": claims_at_the_limit,
+    "late callback after resubmit": late_callback_after_resubmit,
+    "resubmit a dependency with a live dependent": resubmit_live_dependency,
+    "resubmit drops a dependency, then the reverse edge": resubmit_reverse_edge,
+    "cancel a running task, poll, confirm": cooperative_cancel,
+    "resubmit drops a dependency never submitted": resubmit_drops_unknown_dependency,
+    "cancel a dependency under a running dependent": cancel_under_running_dependent,
+}
