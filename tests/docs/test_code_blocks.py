@@ -35,7 +35,7 @@ def _tracked_top_level() -> set[str]:
             cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
     except (OSError, subprocess.CalledProcessError):
         listed = [p.name for p in ROOT.iterdir() if not p.name.startswith(".")]
-    return {p.split("/", 1)[0] for p in listed} | {".venv"}
+    return {p.split("/", 1)[0] for p in listed if not p.startswith(".")} | {".venv"}
 
 
 def _workspace(tmp: Path) -> Path:
