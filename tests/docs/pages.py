@@ -89,7 +89,8 @@ def blocks(path: Path) -> list[Block]:
             line = lines[j]
             body.append(line[len(indent):] if line.startswith(indent) else line.lstrip())
             j += 1
-        block = Block(page=str(path.relative_to(ROOT)), line=i + 1, lang=m["lang"],
+        page = str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+        block = Block(page=page, line=i + 1, lang=m["lang"],
                       text="\n".join(body) + "\n")
         k = i - 1
         comments: list[str] = []
