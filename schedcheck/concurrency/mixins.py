@@ -370,6 +370,7 @@ class WheelRoundMixin(_Controlled):
             note = WHEEL[done.call[0]].replay
             if note is not None:
                 note(replay, done.call, done.response)
+        _mark_unordered(outcome.history.operations, replay.records)
         if replay.bindings:  # later steps name the round's timers as the suite does: h_<seq>
             step.code = "; ".join([step.code, *replay.bindings])
         # Every model handle now lives in the selected copy of the model.
@@ -380,6 +381,20 @@ class WheelRoundMixin(_Controlled):
                 continue
             rebound[rec.name] = final.model._handle(seq)
         machine.rebind_model(final.model, rebound)
+
+
+def _mark_unordered(operations: list[Any], records: Mapping[str, Any]) -> None:
+    """Timers whose ``schedule`` calls overlapped in the round (neither returned before the
+    other was invoked) have no observable order: the linearization the ledger followed put one
+    first, the target may have put the other, and their tie order at firing is either."""
+    made = [op for op in operations
+            if op.call[0] == "schedule" and op.returned is not None and op.call[1] in records]
+    for a in made:
+        for b in made:
+            if a is b or a.returned < b.invoked or b.returned < a.invoked:
+                continue
+            rec = records[a.call[1]]
+            rec.unordered = rec.unordered | {records[b.call[1]].name}
 
 
 class _LedgerReplay:

@@ -52,6 +52,24 @@ class TimerRecord:
     at_tick: int | None = None  #: fired: its due tick; cancelled: the cursor at cancel
     t_state: str = LIVE  #: the target's view (differs from ``state`` only in tolerance mode)
     t_ticks: tuple[int, int] | None = None  #: ticks the target's firing advance processed
+    #: names of the timers whose ``schedule`` calls overlapped this one's in a concurrent round:
+    #: which of them was scheduled first is not observable, so neither is their tie order
+    unordered: frozenset[str] = frozenset()
+
+
+def same_up_to_unordered_ties(expected: list[TimerRecord], names: list[str]) -> bool:
+    """Whether ``names`` is ``expected`` with, at most, timers of one due tick reordered among
+    themselves where their ``schedule`` calls overlapped (:attr:`TimerRecord.unordered`): a
+    linearization may have put either first, and nothing after the round tells which."""
+    if len(expected) != len(names):
+        return False
+    for rec, name in zip(expected, names):
+        if rec.name == name:
+            continue
+        other = next((r for r in expected if r.name == name), None)
+        if other is None or other.due_tick != rec.due_tick or name not in rec.unordered:
+            return False
+    return sorted(names) == sorted(r.name for r in expected)
 
 
 class Ledger:
