@@ -41,7 +41,7 @@ UNFILLED = "not-implemented"
 
 #: the sections a card shows, in order; "polish" is argument hygiene, shown last
 CARD_SECTIONS = ("T", "M", "F", "polish")
-_POLISH = ("Kerapian (polish)", "argument hygiene: types, ranges, foreign objects, error names")
+_POLISH = ("argument hygiene: types, ranges, foreign objects, error names",) * 2
 
 
 class NotAttempted(Exception):
@@ -253,9 +253,10 @@ def _sections(system: str) -> dict[str, tuple[str, str]]:
 
 
 def render_card(card: Card) -> str:
-    """The card as plain text: one block per section (the text's heading and its English),
-    one line per item, and under each failed item its hint and its steps."""
-    words = {it.id: it.words for it in load_seed_map()}
+    """The card as plain text: one block per section (the text's heading in English, then the
+    original's in parentheses), one line per item, and under each failed or talk item the
+    text's words in English (``specs/interview/``), its hint and its steps."""
+    words = {it.id: it.gloss for it in load_seed_map()}
     labels = _sections(card.system)
     lines = [f"schedcheck grade {card.system} {card.target}"]
     for sec in CARD_SECTIONS:
@@ -265,7 +266,9 @@ def render_card(card: Card) -> str:
         label_id, label_en = labels[sec]
         held = sum(r.status == PASS for r in rows)
         graded = sum(r.status in (PASS, FAIL, NOT_IMPLEMENTED) for r in rows)
-        lines += ["", f"== {label_id} — {label_en}  ({held}/{graded} held)"]
+        title = label_en[:1].upper() + label_en[1:]
+        original = f" ({label_id})" if label_id != label_en else ""
+        lines += ["", f"== {title}{original}  ({held}/{graded} held)"]
         for r in rows:
             lines.append(f"  [{_MARK[r.status]}] {r.item.id:<12} {r.item.title}")
             if r.item.id in words and r.status in (FAIL, TALK):

@@ -128,13 +128,13 @@ def test_graded_items_are_the_texts_items_of_three_sections() -> None:
 def test_the_card_shows_the_texts_headings_and_a_talk_item_its_words() -> None:
     card = grade("scheduler", impl.Scheduler, cost=False)
     text = render_card(card)
-    for heading in ("Hal yang diuji oleh pewawancara — what the interviewer tests",
-                    "Kesalahan umum — common mistakes",
-                    "Pertanyaan lanjutan — follow-up questions"):
+    for heading in ("What the interviewer tests (Hal yang diuji oleh pewawancara)",
+                    "Common mistakes (Kesalahan umum)",
+                    "Follow-up questions (Pertanyaan lanjutan)"):
         assert heading in text
     talk = next(r for r in card.results if r.item.id == "S-F1")
     assert talk.status == TALK
-    assert "Bagaimana Anda menangani graf yang terlalu besar untuk memori?" in text
+    assert "«Graphs too large for memory: persist task metadata and edges" in text
 
 
 @pytest.mark.parametrize("system", ["scheduler", "wheel"])
