@@ -39,11 +39,13 @@ constructor a few times (its optional parts are probed).
 from __future__ import annotations
 
 import os
+import random
 import unittest
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["database_key", "scheduler_suite", "suite_machine", "wheel_suite"]
+__all__ = ["Search", "database_key", "scheduler_suite", "suite_machine", "wheel_suite"]
 
 
 def _name(factory: Callable[..., Any]) -> str:
@@ -118,8 +120,92 @@ def _fail_with(result: Any, out: Any, name: str) -> None:
     )
 
 
+@dataclass(frozen=True)
+class Search:
+    """How the pytest API searches: as ``schedcheck check`` does (``pipeline.check``)."""
+
+    budget: float | None = None  #: seconds; None: check's default unless ``examples``
+    examples: int | None = None  #: a count of examples instead of a time budget
+    seed: int | None = None  #: None: pytest's ``--hypothesis-seed``, else a random one
+    keep_going: bool = False  #: every broken clause with its own counterexample
+
+
+def _campaign(request: Any) -> bool:
+    """A ``schedcheck fuzz`` run (``--schedcheck-db``/``--schedcheck-replay-only``): there
+    the suite is Hypothesis's own state-machine test, saving to the shared database."""
+    config = request.config
+    return bool(_option(config, "schedcheck_db") or _option(config, "schedcheck_replay_only"))
+
+
+def _option(config: Any, name: str) -> Any:
+    try:
+        return config.getoption(name)
+    except ValueError:  # the option's plugin is not loaded
+        return None
+
+
+def _seed(request: Any, search: Search) -> int:
+    if search.seed is not None:
+        return search.seed
+    given = _option(request.config, "hypothesis_seed")
+    if given is not None:
+        try:
+            return int(given)
+        except ValueError:
+            return int.from_bytes(str(given).encode()[:8].ljust(8, b"\0"), "big")
+    return random.randrange(1 << 32)
+
+
+def _check_search(request: Any, system: str, factory: Callable[..., Any], name: str, *,
+                  tolerance: bool, search: Search | None) -> None:
+    """``schedcheck check``'s search (both levels, keep-going when asked; its budget or
+    examples and seed); a failure fails the test with check's card, steps, the path of the
+    report folder (``replay.py``, pictures, ``report.json``, ``index.html``) and the command
+    that searches again."""
+    import pytest
+
+    from schedcheck import pipeline
+    from schedcheck.levels import DEFAULT_BUDGET
+    from schedcheck.report.card import card_text
+    from schedcheck.report.steps import steps_text
+    from schedcheck.report.writer import write_run
+
+    search = search or Search()
+    seed = _seed(request, search)
+    budget = search.budget
+    if budget is None and search.examples is None:
+        budget = DEFAULT_BUDGET
+    try:
+        result = pipeline.check(system, factory, target_name=name, examples=search.examples,
+                                seed=seed, budget=budget, tolerance=tolerance, cost=False,
+                                levels=True, first=not search.keep_going)
+    except pipeline.Unusable as exc:
+        pytest.fail(f"target {name!r} is unusable: {exc}", pytrace=False)
+    if result.seed is None:
+        result.seed = seed
+    if result.ok:
+        return
+    again = f"schedcheck check {system} {name} --seed {seed}"
+    again += (f" --examples {search.examples}" if search.examples is not None
+              else f" --budget {budget:g}")
+    again += "".join(flag for flag, on in ((" --first", not search.keep_going),
+                                           (" --tolerance", tolerance), (" --no-cost", True))
+                     if on)
+    out = request.getfixturevalue("tmp_path_factory").mktemp(f"schedcheck-{system}")
+    written = write_run(result, out, target_spec=name, cwd=os.getcwd(), command=again)
+    shown = [steps_text(cx, target=name) for cx in result.all_counterexamples()]
+    pytest.fail(
+        card_text(result) + "\n\n" + "\n\n".join(shown)
+        + f"\n\nreplay, pictures and report.json: {out}\n"
+        + f"replay it: python3 {out / 'replay.py'}\n"
+        + f"search again: {again}\n"
+        + "files: " + ", ".join(written.rel(p) for p in written.files),
+        pytrace=False,
+    )
+
+
 def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str = "",
-           tolerance: bool = False) -> type:
+           tolerance: bool = False, search: Search | None = None) -> type:
     from schedcheck import pipeline
     from schedcheck.systems import get as get_system
 
@@ -135,29 +221,22 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str
         except Exception as exc:  # reported by the test, not as a collection error
             unusable = f"{type(exc).__name__}: {exc}"
 
-    # ``request``, not ``tmp_path_factory``: HypoFuzz sets up a test's fixtures outside a
-    # pytest run, where the temporary directory does not exist; it is made only on a failure
-    def test_behaves_like_the_model(self: Any, request: Any) -> None:
-        import pytest
-        from hypothesis import Phase
+    def hypothesis_run(self: Any, request: Any, chosen: Any) -> bool:
+        """The suite's state machine under Hypothesis with ``chosen`` settings (its example
+        database included); False when there was nothing to run (an empty database and no
+        generate phase). A failure fails the test with the reduced counterexample."""
 
         from schedcheck.harness.common import RunContext, run_suite
         from schedcheck.harness.minimize import reduce_found
         from schedcheck.harness.result import RunResult
 
-        if unusable is not None:
-            pytest.fail(f"target {name!r} is unusable: {unusable}", pytrace=False)
         result = RunResult.fresh(system, name)
         fresh = suite_machine(system, factory, name=name, tolerance=tolerance, result=result)
-        chosen = self.settings
         ctx = RunContext(result)
         try:
             run_suite(fresh, result, chosen, keep_database=True, context=ctx)
         except unittest.SkipTest:
-            if Phase.generate in chosen.phases:
-                raise
-            pytest.skip(f"nothing to replay: the example database holds no example of the "
-                        f"{system} suite against {name}")
+            return False
         if result.counterexample is not None:
             # the one reduction every stage shares: delta debugging over the failing run's
             # atomic program (Hypothesis's shrinker ran first, as the database needs it)
@@ -170,17 +249,54 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str
         if not result.ok:
             out = request.getfixturevalue("tmp_path_factory").mktemp(f"schedcheck-{system}")
             _fail_with(result, out, name)
+        return True
+
+    # ``request``, not ``tmp_path_factory``: HypoFuzz sets up a test's fixtures outside a
+    # pytest run, where the temporary directory does not exist; it is made only on a failure
+    def test_behaves_like_the_model(self: Any, request: Any) -> None:
+        import pytest
+        from hypothesis import Phase
+
+        if unusable is not None:
+            pytest.fail(f"target {name!r} is unusable: {unusable}", pytrace=False)
+        chosen = self.settings
+        if settings is not None or _campaign(request):  # Hypothesis's own search, as asked
+            if not hypothesis_run(self, request, chosen) and Phase.generate not in chosen.phases:
+                pytest.skip(f"nothing to replay: the example database holds no example of "
+                            f"the {system} suite against {name}")
+            return
+        # what the example database saved for this target is replayed first
+        if chosen.database is not None:
+            reuse = [p for p in (Phase.explicit, Phase.reuse) if p in chosen.phases]
+            if reuse:
+                import hypothesis
+
+                hypothesis_run(self, request, hypothesis.settings(chosen, phases=reuse))
+        if Phase.generate not in chosen.phases:
+            return
+        _check_search(request, system, factory, name, tolerance=tolerance, search=search)
 
     if machine is not None:  # what Hypothesis's pytest plugin and HypoFuzz look for
         test_behaves_like_the_model.is_hypothesis_test = True  # type: ignore[attr-defined]
         test_behaves_like_the_model._hypothesis_state_machine_class = machine  # type: ignore[attr-defined]
 
     def test_cost_grows_linearly(self: Any) -> None:
-        from schedcheck import systems
+        import pytest
 
-        result = pipeline.check(system, factory, target_name=name, suite=False)
-        cost = systems.get(system).cost_clause
-        assert result.ok, "; ".join(n for n in result.notes if n.startswith(cost)) or cost
+        from schedcheck import systems
+        from schedcheck.report.card import card_text
+
+        if unusable is not None:
+            pytest.fail(f"target {name!r} is unusable: {unusable}", pytrace=False)
+        try:
+            result = pipeline.check(system, factory, target_name=name, suite=False)
+        except pipeline.Unusable as exc:
+            pytest.fail(f"target {name!r} is unusable: {exc}", pytrace=False)
+        if not result.ok:
+            cost = systems.get(system).cost_clause
+            said = [n for n in result.notes if n.startswith(cost)]
+            pytest.fail(f"{cost} broken: the cost per item grew with the size\n"
+                        + "".join(f"{n}\n" for n in said) + card_text(result), pytrace=False)
 
     doc = f"schedcheck's {system} suite against {name} (see schedcheck.pytest_api)."
     return type(
@@ -199,16 +315,26 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str
 
 
 def scheduler_suite(factory: Callable[..., Any], settings: Any = None, *,
-                    name: str = "") -> type:
-    """A pytest test class running the scheduler suite against ``factory(max_concurrency)``."""
-    return _suite("scheduler", factory, settings, name=name)
+                    name: str = "", budget: float | None = None, examples: int | None = None,
+                    seed: int | None = None, keep_going: bool = False) -> type:
+    """A pytest test class running the scheduler suite against ``factory(max_concurrency)``:
+    ``schedcheck check``'s search with its ``budget`` (seconds) or ``examples``, ``seed`` and
+    ``keep_going`` (every broken clause, not only the first); ``settings`` instead runs the
+    suite's state machine under Hypothesis with those settings."""
+    return _suite("scheduler", factory, settings, name=name,
+                  search=Search(budget, examples, seed, keep_going))
 
 
 def wheel_suite(factory: Callable[..., Any], settings: Any = None, *,
-                tolerance: bool = False, name: str = "") -> type:
-    """A pytest test class running the wheel suite against ``factory(tick, wheel_size, **o)``.
+                tolerance: bool = False, name: str = "", budget: float | None = None,
+                examples: int | None = None, seed: int | None = None,
+                keep_going: bool = False) -> type:
+    """A pytest test class running the wheel suite against ``factory(tick, wheel_size, **o)``;
+    ``budget``, ``examples``, ``seed``, ``keep_going`` and ``settings`` as for
+    :func:`scheduler_suite`.
 
     ``tolerance=True`` checks only the invariants (never early, never twice, never after a
     cancel, never lost), for a wheel whose due ticks differ from the contract's by design."""
-    return _suite("wheel", factory, settings, name=name, tolerance=tolerance)
+    return _suite("wheel", factory, settings, name=name, tolerance=tolerance,
+                  search=Search(budget, examples, seed, keep_going))
 
