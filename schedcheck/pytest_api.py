@@ -1,36 +1,38 @@
-"""The pytest API: the differential suites as Hypothesis tests of your own implementation.
+"""The pytest API: ``schedcheck check`` as a test of your own implementation.
 
 ::
 
     from schedcheck import scheduler_suite, wheel_suite
 
     TestMyScheduler = scheduler_suite(MyScheduler)              # cls(max_concurrency)
-    TestMyWheel = wheel_suite(MyWheel, settings=settings(max_examples=500))
+    TestMyWheel = wheel_suite(MyWheel, examples=200, seed=7)    # cls(tick, wheel_size, **o)
 
 Each call returns a new class (pytest collects it under the name you bind it to) with:
 
 * ``machine`` -- the suite's ``RuleBasedStateMachine`` for the target (the same one
   ``schedcheck check`` runs), or None when the target cannot even be built;
-* ``test_behaves_like_the_model`` -- a Hypothesis state-machine test of ``machine``: pytest's
-  Hypothesis options work on it (``--hypothesis-seed``, ``--hypothesis-show-statistics``,
-  ``--hypothesis-profile``, ``--hypothesis-verbosity``), and so does the example database:
-  a failure is saved and replayed first on the next run, and a shared database
-  (``hypothesis.extra.redis``) shares it between machines. HypoFuzz sees it as a state
-  machine and fuzzes it (``schedcheck fuzz``). On a counterexample the test fails with the
-  same plain-words steps as ``steps.txt`` -- model and implementation side by side at the
-  first divergence -- and the path of the folder holding ``replay.py``, the pictures and
-  ``report.json`` (under pytest's temporary directory). Hypothesis shrinks the failure first
-  (the example database keeps that); then it is reduced by the same delta debugging as
-  ``schedcheck check`` (``schedcheck.harness.minimize``), and ``replay.py`` is run before
-  the failure is shown (the steps say whether it fails where they do);
+* ``test_behaves_like_the_model`` -- first the examples Hypothesis's example database saved
+  for this target are replayed; then ``schedcheck check``'s own search runs
+  (``pipeline.check``: the core and contract levels, its phases, ``budget`` seconds -- check's
+  default -- or ``examples``; ``seed``, else pytest's ``--hypothesis-seed``, else a random
+  one; ``keep_going=True`` lists every broken clause, each with its own counterexample). The
+  same seed and budget find what ``schedcheck check`` finds. A failure fails the test with
+  check's card, the steps of each counterexample (model and implementation side by side at
+  the first divergence), the folder holding ``replay.py``, the pictures, ``report.json`` and
+  ``index.html`` (under pytest's temporary directory), and the ``schedcheck check`` command
+  that searches again;
 * ``test_cost_grows_linearly`` -- the scaling clause (``*-COST``): the same workload at n and 8n
-  in one process, compared as a per-item cost ratio, never as seconds.
+  in one process, compared as a per-item cost ratio, never as seconds; a failure names the
+  clause and its figures.
 
-``settings`` (a ``hypothesis.settings``) replaces the suite's. Without it, the number of
-examples and steps comes from ``SCHEDCHECK_PROFILE`` (``schedcheck.profiles``) and everything
-else -- the database above all -- from Hypothesis's loaded profile, read when the test runs.
-The database key is a digest of the suite's code, the system and ``name`` (default:
-``module:qualified name`` of the factory): keep the name to keep the saved failures.
+``settings`` (a ``hypothesis.settings``) instead makes ``test_behaves_like_the_model``
+Hypothesis's own state-machine test of ``machine`` with those settings: pytest's Hypothesis
+options work on it, and a failure is saved in the example database and replayed first on the
+next run. ``schedcheck fuzz`` campaigns (``--schedcheck-db``, ``--schedcheck-replay-only``)
+always run it that way; HypoFuzz fuzzes ``machine``. The database key is
+:func:`database_key` of the system and ``name`` (default: ``module:qualified name`` of the
+factory): keep the name to keep the saved failures. Failures found by check's search are not
+saved in the database yet.
 
 Building the class builds the machine, which imports the harness and calls the target's
 constructor a few times (its optional parts are probed).
