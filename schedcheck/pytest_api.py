@@ -30,9 +30,9 @@ Hypothesis's own state-machine test of ``machine`` with those settings: pytest's
 options work on it, and a failure is saved in the example database and replayed first on the
 next run. ``schedcheck fuzz`` campaigns (``--schedcheck-db``, ``--schedcheck-replay-only``)
 always run it that way; HypoFuzz fuzzes ``machine``. The database key is
-:func:`database_key` of the system and ``name`` (default: ``module:qualified name`` of the
-factory): keep the name to keep the saved failures. Failures found by check's search are not
-saved in the database yet.
+:func:`database_key` of the system and :func:`target_key` (``module:qualified name`` of the
+factory, ``file:qualified name`` for a class loaded from ``file.py``): the same for every
+door. Failures found by check's search are not saved in the database yet.
 
 Building the class builds the machine, which imports the harness and calls the target's
 constructor a few times (its optional parts are probed).
@@ -42,12 +42,14 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import unittest
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Search", "database_key", "scheduler_suite", "suite_machine", "wheel_suite"]
+__all__ = ["Search", "database_key", "scheduler_suite", "suite_machine", "target_key",
+           "wheel_suite"]
 
 
 def _name(factory: Callable[..., Any]) -> str:
@@ -56,11 +58,30 @@ def _name(factory: Callable[..., Any]) -> str:
     return f"{module}:{label}" if module else label
 
 
+#: the module name ``schedcheck.targets`` gives a class loaded from path/to/file.py
+_FILE_MODULE = re.compile(r"^_schedcheck_target_(?P<stem>.+)_[0-9a-f]{10}$")
+
+
+def target_key(factory: Callable[..., Any]) -> str:
+    """The target's name in the example database: ``module:qualified name``, where a class
+    loaded from ``path/to/file.py`` has the module ``file`` (whatever its content, so that an
+    edited file still replays its saved failures first). ``mine.py:Scheduler`` given to
+    ``fuzz`` and ``from mine import Scheduler`` in a test file have the same key."""
+    label = getattr(factory, "__qualname__", None) or repr(factory)
+    module = getattr(factory, "__module__", "") or ""
+    found = _FILE_MODULE.match(module)
+    if found:
+        module = found.group("stem")
+    return f"{module}:{label}" if module else label
+
+
 def suite_machine(system: str, factory: Callable[..., Any], *, name: str = "",
                   tolerance: bool = False, result: Any = None) -> type[Any]:
     """The suite's state machine for ``factory``, keyed in the example database by the
-    system, ``name`` and ``tolerance`` (so two targets never replay each other's failures).
-    ``result`` (a ``RunResult``) receives what the target does not support."""
+    system, :func:`target_key` and ``tolerance`` (so two targets never replay each other's
+    failures, and every door -- the pytest API, its plugin, ``fuzz`` -- uses one key per
+    target; ``name`` is only what reports call it). ``result`` (a ``RunResult``) receives
+    what the target does not support."""
     from schedcheck import pipeline, systems
 
     options: dict[str, Any] = {"tolerance": True} if tolerance else {}
@@ -72,7 +93,7 @@ def suite_machine(system: str, factory: Callable[..., Any], *, name: str = "",
     else:
         machine = systems.get(system).make_machine(factory, result=result, **options)
     machine._hypothesis_internal_add_digest = database_key(  # read by Hypothesis's digest
-        system, name or _name(factory), tolerance=tolerance)
+        system, target_key(factory), tolerance=tolerance)
     return machine
 
 

@@ -78,3 +78,25 @@ def test_the_cost_test_fails_with_the_clause_and_its_figures(
     assert message is not None
     assert message.startswith("S-COST broken")
     assert "report card" in message and "Traceback" not in message
+
+
+def test_one_database_key_per_target_whichever_door_loads_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from schedcheck.pytest_api import suite_machine, target_key
+    from schedcheck.targets import load_target
+
+    (tmp_path / "mine.py").write_text("from schedcheck.impl import Scheduler\n\n\n"
+                                      "class Mine(Scheduler):\n    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    by_path = load_target("mine.py:Mine").factory  # fuzz, the plugin, check
+    by_import = load_target("mine:Mine").factory  # a test file's import
+    assert by_path is not by_import
+    assert target_key(by_path) == target_key(by_import) == "mine:Mine"
+    keys = {suite_machine("scheduler", f, name=n)._hypothesis_internal_add_digest
+            for f, n in ((by_path, "mine.py:Mine"), (by_import, ""))}
+    assert len(keys) == 1
+    # an edited file keeps its key (its saved failures are replayed first)
+    (tmp_path / "mine.py").write_text((tmp_path / "mine.py").read_text() + "# edited\n")
+    assert target_key(load_target("mine.py:Mine").factory) == "mine:Mine"
+    assert target_key(impl.Scheduler) != "mine:Mine"
