@@ -30,6 +30,7 @@ from typing import Any
 
 from schedcheck.harness.result import BROKEN, HELD, UNKNOWN, RunResult
 from schedcheck.progress import time_note, timed
+from schedcheck.report.cost import record_cost
 from schedcheck.systems import System, get
 from schedcheck.targets.preflight import LogCapture, core_only, probe_construct
 from schedcheck.targets.preflight import system_of as _system
@@ -402,24 +403,7 @@ def fold_scaling(result: RunResult, scaling: Any) -> None:
     text = getattr(scaling, "text", "")
     if text:
         result.notes.append(f"{cid}: {text}")
-    _record_cost(result, cid, scaling)
-
-
-def _record_cost(result: RunResult, cid: str, scaling: Any) -> None:
-    """The two runs' figures on ``result`` (the report writes them, with a script that
-    measures them again, into the clause's folder), and the card's reason when broken."""
-    figures = {k: getattr(scaling, k, None) for k in
-               ("n", "factor", "steps_small", "steps_large", "ratio", "threshold")}
-    result.cost_figures = {"clause": cid, "verdict": getattr(scaling, "verdict", ""),
-                           "text": getattr(scaling, "text", ""), **figures}
-    n, factor = figures["n"], figures["factor"]
-    if result.stats[cid].broken and n and factor:
-        result.stats[cid].why = (
-            f"the cost per item grew {figures['ratio']:.1f}x from n={n} to n={n * factor} "
-            f"(linear stays under {figures['threshold']:g}x); figures and measure.py: {cid}/")
-        for also in get(result.system).cost_also:
-            if result.stats[also].broken and not result.stats[also].why:
-                result.stats[also].why = f"broken where {cid} broke (its runs: {cid}/)"
+    record_cost(result, cid, scaling, also=entry.cost_also)
 
 
 def run_rounds(

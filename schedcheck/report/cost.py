@@ -16,7 +16,26 @@ from typing import Any
 
 from schedcheck.harness.result import RunResult
 
-__all__ = ["figures_text", "measure_script", "write_cost"]
+__all__ = ["figures_text", "measure_script", "record_cost", "write_cost"]
+
+
+def record_cost(result: RunResult, cid: str, scaling: Any, *, also: tuple[str, ...] = ()
+                ) -> None:
+    """Keep a ScalingResult's two runs on ``result`` (written with :func:`write_cost`) and,
+    when it broke ``cid``, give the card its reason (and the clauses in ``also``, observable
+    only as cost, theirs)."""
+    figures = {k: getattr(scaling, k, None) for k in
+               ("n", "factor", "steps_small", "steps_large", "ratio", "threshold")}
+    result.cost_figures = {"clause": cid, "verdict": getattr(scaling, "verdict", ""),
+                           "text": getattr(scaling, "text", ""), **figures}
+    n, factor = figures["n"], figures["factor"]
+    if result.stats[cid].broken and n and factor:
+        result.stats[cid].why = (
+            f"the cost per item grew {figures['ratio']:.1f}x from n={n} to n={n * factor} "
+            f"(linear stays under {figures['threshold']:g}x); figures and measure.py: {cid}/")
+        for other in also:
+            if result.stats[other].broken and not result.stats[other].why:
+                result.stats[other].why = f"broken where {cid} broke (its runs: {cid}/)"
 
 
 def figures_text(figures: dict[str, Any]) -> str:
