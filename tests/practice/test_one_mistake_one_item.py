@@ -74,3 +74,28 @@ def test_a_wheel_running_callbacks_itself_loses_the_window_and_fails_w_m5() -> N
     assert "callback_that_raises" in "\n".join(result.miss.steps)  # type: ignore[union-attr]
     # the same design with the failure contained loses nothing: no item fails
     assert grade("wheel", _CallsThemContained, cost=False).failed == []
+
+
+class _FloatOptionTaken(impl.HashedTimingWheel):
+    """A wheel that takes a float max_catchup_ticks (and a float wheel_size) without a word."""
+
+    def __init__(self, tick: int, wheel_size: Any, **options: Any) -> None:
+        if isinstance(options.get("max_catchup_ticks"), float):
+            options["max_catchup_ticks"] = int(options["max_catchup_ticks"])
+        super().__init__(tick, int(wheel_size), **options)
+
+
+def test_grade_refuses_the_malformed_constructor_arguments_check_refuses() -> None:
+    card = grade("wheel", _FloatOptionTaken, cost=False)
+    assert card.failed == ["W-polish-5"], render_card(card)
+    miss = next(r for r in card.results if r.item.id == "W-polish-5").miss
+    assert miss is not None and miss.steps == ("YourWheel(4, 2.0)   # <- here",)
+    assert "the model gives TypeError; yours no error" in miss.message
+    # and check finds the same mistake in the same class (W6: arguments)
+    from schedcheck import pipeline
+
+    result = pipeline.check("wheel", _FloatOptionTaken, target_name="FloatOptionTaken",
+                            examples=60, seed=2, cost=False, levels=True, level="contract")
+    assert "W6" in [cx.clause for cx in result.all_counterexamples()]
+    assert grade("wheel", impl.HashedTimingWheel, cost=False).failed == []
+    assert grade("scheduler", impl.Scheduler, cost=False).failed == []

@@ -69,7 +69,7 @@ def test_the_wheel_texts_pseudocode_misses_exactly_the_exact_due_tick_cancels_an
         ) -> None:
     card = grade("wheel", SeedWheel, seed_shaped=True, cost=False)
     assert card.failed == ["W-T1", "W-F3", "W-polish-1", "W-polish-2", "W-polish-3",
-                           "W-polish-4"], render_card(card)
+                           "W-polish-4", "W-polish-5"], render_card(card)
     text = render_card(card)
     # the first thing a learner reads is an interview point, with its hint and program
     assert "W-T1" in text.split("W-polish-1")[0]
@@ -83,7 +83,8 @@ def test_the_wheel_texts_pseudocode_misses_exactly_the_exact_due_tick_cancels_an
 
 def test_the_scheduler_texts_answer_misses_only_argument_hygiene() -> None:
     card = grade("scheduler", SeedScheduler, seed_shaped=True, cost=False)
-    assert card.failed == ["S-polish-1", "S-polish-3", "S-polish-4"], render_card(card)
+    assert card.failed == ["S-polish-1", "S-polish-3", "S-polish-4", "S-polish-5"], \
+        render_card(card)
     # its ready() takes no limit, as in the text: a limit is given by lowering its
     # max_concurrency for one call, and a negative limit cannot be given at all
     statuses = {r.item.id: r.status for r in card.results}
