@@ -248,7 +248,6 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str
         """The suite's state machine under Hypothesis with ``chosen`` settings (its example
         database included); False when there was nothing to run (an empty database and no
         generate phase). A failure fails the test with the reduced counterexample."""
-
         from schedcheck.harness.common import RunContext, run_suite
         from schedcheck.harness.minimize import reduce_found
         from schedcheck.harness.result import RunResult
