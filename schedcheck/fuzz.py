@@ -153,6 +153,65 @@ def replay(campaign: Campaign, folder: str) -> tuple[int, str]:
     return (run.returncode if run.returncode in (FOUND, NOTHING) else UNUSABLE), text
 
 
+def saved_failure(campaign: Campaign) -> Any:
+    """Replay, in this process, what the database saved for the campaign's target (the key
+    of :func:`schedcheck.pytest_api.suite_machine`), reduced as ``schedcheck check`` reduces;
+    the RunResult, or None when nothing saved fails."""
+    import unittest
+
+    import hypothesis
+    from hypothesis.statistics import collector
+
+    from schedcheck import pytest_api
+    from schedcheck.harness.common import RunContext, run_suite
+    from schedcheck.harness.minimize import reduce_found
+    from schedcheck.harness.result import RunResult
+    from schedcheck.targets import load_target
+
+    factory = load_target(campaign.target).factory
+    result = RunResult.fresh(campaign.system, campaign.target)
+    machine = pytest_api.suite_machine(campaign.system, factory, name=campaign.target,
+                                       tolerance=campaign.tolerance, result=result)
+    keep = (hypothesis.Phase.explicit, hypothesis.Phase.reuse, hypothesis.Phase.shrink)
+    chosen = hypothesis.settings(pytest_api.suite_settings(), phases=keep,
+                                 database=open_database(campaign.database))
+    ctx = RunContext(result)
+    try:
+        run_suite(machine, result, chosen, keep_database=True, context=ctx)
+    except unittest.SkipTest:  # nothing saved for this target
+        return None
+    if result.counterexample is None:
+        return None
+    with collector.with_value(None):
+        reduce_found(machine, result, ctx.final_program or ctx.last_program)
+    return result
+
+
+def write_report(campaign: Campaign, *, say: Callable[[str], None] = print) -> int:
+    """``schedcheck check``'s report of the saved failure under ``campaign.out``: the card,
+    each counterexample's steps, a verified ``replay.py``, the pictures, ``index.html`` and
+    ``report.json``; printed as check prints it. FOUND, or NOTHING when nothing saved fails."""
+    from schedcheck.report.card import card_text
+    from schedcheck.report.steps import steps_text
+    from schedcheck.report.writer import write_run
+
+    result = saved_failure(campaign)
+    if result is None:
+        return NOTHING
+    where = (f"--redis {campaign.database}" if campaign.database.startswith(REDIS_SCHEMES)
+             else f"--db {campaign.database}")
+    again = f"schedcheck fuzz {campaign.system} {campaign.target} {where}"
+    written = write_run(result, campaign.out, target_spec=campaign.target, cwd=os.getcwd(),
+                        command=again)
+    sys.stdout.write(card_text(result) + "\n")
+    for cx in result.all_counterexamples():
+        sys.stdout.write("\n" + steps_text(cx, target=campaign.target) + "\n")
+    sys.stdout.write(f"\nwritten to {campaign.out}/: "
+                     + ", ".join(written.rel(f) for f in written.files) + "\n")
+    say(f"the report: {campaign.out / 'index.html'}")
+    return FOUND
+
+
 #: How often a campaign prints what its workers tried so far (seconds).
 STATUS_SECONDS = 2.5
 #: The line a worker prints to its log now and then: ``STATUS_PREFIX key=value ...``.
@@ -224,9 +283,9 @@ def run_campaign(campaign: Campaign, *, say: Callable[[str], None] = print) -> i
     first, text = replay(campaign, "report")
     if first == FOUND:
         say("the database already holds a failure of this target (found by another worker or "
-            "machine): replayed first; no search needed")
-        sys.stdout.write(text)
-        return FOUND
+            f"machine): replayed first; no search needed (pytest's log: "
+            f"{campaign.out / 'report.log'})")
+        return _report(campaign, say)
     if first == UNUSABLE:
         sys.stdout.write(text)
         say(f"the replay could not run (its report: {campaign.out / 'report.log'})")
@@ -274,8 +333,20 @@ def run_campaign(campaign: Campaign, *, say: Callable[[str], None] = print) -> i
         say(f"no failure found in {seconds:.0f} s; tried {tried_text(campaign)}")
     say("the report: replaying what was saved")
     status, text = replay(campaign, "report")
-    sys.stdout.write(text)
+    if status == FOUND:
+        return _report(campaign, say)
+    if status == UNUSABLE:
+        sys.stdout.write(text)
     return status
+
+
+def _report(campaign: Campaign, say: Callable[[str], None]) -> int:
+    """check's report of the saved failure; FOUND even when the replay in this process does
+    not fail again (a flaky target: pytest's log then has what it saw)."""
+    if write_report(campaign, say=say) == NOTHING:
+        say("the saved failure did not fail again when replayed for the report (a flaky "
+            f"target?); pytest's log of the replay that failed: {campaign.out / 'report.log'}")
+    return FOUND
 
 
 # ---------------------------------------------------------------------------------------------

@@ -8,8 +8,9 @@
   the limit, never twice, a cycle iff networkx finds one, failures and cancels never release
   dependents, duplicate and late callbacks change nothing, nothing lost).
 * **contract** -- the full rules of specs/ (``System.run_suite``). A target without the
-  contract's surface (a scheduler without ``fail``/``cancel``/``close``/``info``) gets every
-  clause of this level "not supported", with what it lacks as the reason -- never a
+  contract's surface (a scheduler without ``fail``/``cancel``/``close``/``info``, or whose
+  ``fail`` raises NotImplementedError on an ordinary call: :func:`refused_operations`) gets
+  every clause of this level "not supported", with what it lacks as the reason -- never a
   counterexample, never a crash.
 
 :func:`grade` runs the chosen levels (both by default, core first), each with keep-going
@@ -30,7 +31,7 @@ from schedcheck.keep_going import keep_going
 from schedcheck.systems import System
 
 __all__ = ["CONTRACT", "CORE", "DEFAULT_BUDGET", "LEVELS", "contract_graded", "explain_stages",
-           "grade", "missing_operations"]
+           "grade", "missing_operations", "refused_operations"]
 
 CORE, CONTRACT = "core", "contract"
 LEVELS = (CORE, CONTRACT)
@@ -51,7 +52,59 @@ def missing_operations(entry: System, factory: Callable[..., Any],
         obj = factory(*entry.probe_args)
     except Exception:
         return []
-    return [m for m in operations if not callable(getattr(obj, m, None))]
+    missing = [m for m in operations if not callable(getattr(obj, m, None))]
+    return missing + [m for m in refused_operations(entry, factory, operations)
+                      if m not in missing]
+
+
+#: One ordinary call of each operation on a fresh target (after ``setup``): an operation
+#: whose call raises NotImplementedError is refused -- the target has it in name only.
+_PROBES: dict[str, tuple[Callable[[Any], Any], dict[str, Callable[[Any], Any]]]] = {
+    "scheduler": (lambda t: (t.submit("probe", ()), t.start()), {
+        "complete": lambda t: t.complete("probe", 1),
+        "fail": lambda t: t.fail("probe", 1),
+        "cancel": lambda t: t.cancel("probe"),
+        "cancel_requested": lambda t: t.cancel_requested("probe", 1),
+        "close": lambda t: t.close(),
+        "info": lambda t: t.info("probe"),
+    }),
+    "wheel": (lambda t: t.schedule(5, _no_op), {
+        "schedule_after": lambda t: t.schedule_after(5, _no_op),
+        "cancel": lambda t: t.cancel(t.schedule(7, _no_op)),
+        "pending": lambda t: t.pending(),
+    }),
+}
+
+
+def _no_op() -> None:
+    return None
+
+
+def refused_operations(entry: System, factory: Callable[..., Any],
+                       operations: tuple[str, ...]) -> list[str]:
+    """The ``operations`` a fresh ``factory(*probe_args)`` object refuses: one ordinary call
+    raises NotImplementedError ("not supported", as a missing method is). Any other outcome,
+    an error included, is the suite's business; so is a target whose setup calls fail."""
+    setup, calls = _PROBES.get(entry.name, (None, {}))
+    refused: list[str] = []
+    for op in operations:
+        call = calls.get(op)
+        if call is None or setup is None:
+            continue
+        try:
+            target = factory(*entry.probe_args)
+            if not callable(getattr(target, op, None)):
+                continue
+            setup(target)
+        except Exception:
+            return refused  # the setup itself does not work: nothing to tell from here
+        try:
+            call(target)
+        except NotImplementedError:
+            refused.append(op)
+        except Exception:  # the suite judges every other answer
+            continue
+    return refused
 
 
 def grade(
@@ -118,7 +171,7 @@ def grade(
     def run_contract_level(aside: frozenset[str], part: float) -> None:
         say(f"contract level: {entry.name} {name}")
         if lacking:
-            parts.append(_unsupported(entry, name, lacking))
+            parts.append(_unsupported(entry, factory, name, lacking))
             return
         options = {"tolerance": True} if tolerance else {}
         left = share(part)
@@ -164,17 +217,24 @@ def _labelled(result: RunResult, level: str, shrink: bool) -> RunResult:
     return result
 
 
-def _unsupported(entry: System, name: str, lacking: list[str]) -> RunResult:
+def _unsupported(entry: System, factory: Callable[..., Any], name: str,
+                 lacking: list[str]) -> RunResult:
     """The contract level of a target without the contract's surface."""
     result = RunResult.fresh(entry.name, name)
     result.level = CONTRACT
-    missing = (f"{', '.join(m + '()' for m in lacking)} (the contract level calls "
-               f"{', '.join(entry.operations)})")
+    refused = refused_operations(entry, factory, tuple(lacking))
+    absent = ", ".join(m + "()" for m in lacking if m not in refused)
+    refusing = ", ".join(m + "()" for m in refused)
+    parts = ([absent] if absent else []) + (
+        [f"{refusing} (it raises NotImplementedError)"] if refused else [])
+    missing = f"{', '.join(parts)} (the contract level calls {', '.join(entry.operations)})"
+    lacks = "; ".join(([f"no {absent}"] if absent else [])
+                      + ([f"{refusing} raising NotImplementedError"] if refused else []))
     for cid in result.stats:
         result.unsupported_clause(cid, missing)
     result.unsupported.append(f"the contract's {', '.join(m + '()' for m in lacking)}")
-    result.notes.append(f"contract level not supported: the target has no "
-                        f"{', '.join(m + '()' for m in lacking)}; only the core level applies")
+    result.notes.append(f"contract level not supported: the target has {lacks}; only the "
+                        "core level applies")
     return result
 
 

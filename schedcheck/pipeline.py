@@ -30,6 +30,7 @@ from typing import Any
 
 from schedcheck.harness.result import BROKEN, HELD, UNKNOWN, RunResult
 from schedcheck.progress import time_note, timed
+from schedcheck.report.cost import record_cost
 from schedcheck.systems import System, get
 from schedcheck.targets.preflight import LogCapture, core_only, probe_construct
 from schedcheck.targets.preflight import system_of as _system
@@ -402,6 +403,7 @@ def fold_scaling(result: RunResult, scaling: Any) -> None:
     text = getattr(scaling, "text", "")
     if text:
         result.notes.append(f"{cid}: {text}")
+    record_cost(result, cid, scaling, also=entry.cost_also)
 
 
 def run_rounds(

@@ -1,36 +1,38 @@
-"""The pytest API: the differential suites as Hypothesis tests of your own implementation.
+"""The pytest API: ``schedcheck check`` as a test of your own implementation.
 
 ::
 
     from schedcheck import scheduler_suite, wheel_suite
 
     TestMyScheduler = scheduler_suite(MyScheduler)              # cls(max_concurrency)
-    TestMyWheel = wheel_suite(MyWheel, settings=settings(max_examples=500))
+    TestMyWheel = wheel_suite(MyWheel, examples=200, seed=7)    # cls(tick, wheel_size, **o)
 
 Each call returns a new class (pytest collects it under the name you bind it to) with:
 
 * ``machine`` -- the suite's ``RuleBasedStateMachine`` for the target (the same one
   ``schedcheck check`` runs), or None when the target cannot even be built;
-* ``test_behaves_like_the_model`` -- a Hypothesis state-machine test of ``machine``: pytest's
-  Hypothesis options work on it (``--hypothesis-seed``, ``--hypothesis-show-statistics``,
-  ``--hypothesis-profile``, ``--hypothesis-verbosity``), and so does the example database:
-  a failure is saved and replayed first on the next run, and a shared database
-  (``hypothesis.extra.redis``) shares it between machines. HypoFuzz sees it as a state
-  machine and fuzzes it (``schedcheck fuzz``). On a counterexample the test fails with the
-  same plain-words steps as ``steps.txt`` -- model and implementation side by side at the
-  first divergence -- and the path of the folder holding ``replay.py``, the pictures and
-  ``report.json`` (under pytest's temporary directory). Hypothesis shrinks the failure first
-  (the example database keeps that); then it is reduced by the same delta debugging as
-  ``schedcheck check`` (``schedcheck.harness.minimize``), and ``replay.py`` is run before
-  the failure is shown (the steps say whether it fails where they do);
+* ``test_behaves_like_the_model`` -- first the examples Hypothesis's example database saved
+  for this target are replayed; then ``schedcheck check``'s own search runs
+  (``pipeline.check``: the core and contract levels, its phases, ``budget`` seconds -- check's
+  default -- or ``examples``; ``seed``, else pytest's ``--hypothesis-seed``, else a random
+  one; ``keep_going=True`` lists every broken clause, each with its own counterexample). The
+  same seed and budget find what ``schedcheck check`` finds. A failure fails the test with
+  check's card, the steps of each counterexample (model and implementation side by side at
+  the first divergence), the folder holding ``replay.py``, the pictures, ``report.json`` and
+  ``index.html`` (under pytest's temporary directory), and the ``schedcheck check`` command
+  that searches again;
 * ``test_cost_grows_linearly`` -- the scaling clause (``*-COST``): the same workload at n and 8n
-  in one process, compared as a per-item cost ratio, never as seconds.
+  in one process, compared as a per-item cost ratio, never as seconds; a failure names the
+  clause and its figures.
 
-``settings`` (a ``hypothesis.settings``) replaces the suite's. Without it, the number of
-examples and steps comes from ``SCHEDCHECK_PROFILE`` (``schedcheck.profiles``) and everything
-else -- the database above all -- from Hypothesis's loaded profile, read when the test runs.
-The database key is a digest of the suite's code, the system and ``name`` (default:
-``module:qualified name`` of the factory): keep the name to keep the saved failures.
+``settings`` (a ``hypothesis.settings``) instead makes ``test_behaves_like_the_model``
+Hypothesis's own state-machine test of ``machine`` with those settings: pytest's Hypothesis
+options work on it, and a failure is saved in the example database and replayed first on the
+next run. ``schedcheck fuzz`` campaigns (``--schedcheck-db``, ``--schedcheck-replay-only``)
+always run it that way; HypoFuzz fuzzes ``machine``. The database key is
+:func:`database_key` of the system and :func:`target_key` (``module:qualified name`` of the
+factory, ``file:qualified name`` for a class loaded from ``file.py``): the same for every
+door. Failures found by check's search are not saved in the database yet.
 
 Building the class builds the machine, which imports the harness and calls the target's
 constructor a few times (its optional parts are probed).
@@ -39,11 +41,15 @@ constructor a few times (its optional parts are probed).
 from __future__ import annotations
 
 import os
+import random
+import re
 import unittest
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["database_key", "scheduler_suite", "suite_machine", "wheel_suite"]
+__all__ = ["Search", "database_key", "scheduler_suite", "suite_machine", "target_key",
+           "wheel_suite"]
 
 
 def _name(factory: Callable[..., Any]) -> str:
@@ -52,11 +58,30 @@ def _name(factory: Callable[..., Any]) -> str:
     return f"{module}:{label}" if module else label
 
 
+#: the module name ``schedcheck.targets`` gives a class loaded from path/to/file.py
+_FILE_MODULE = re.compile(r"^_schedcheck_target_(?P<stem>.+)_[0-9a-f]{10}$")
+
+
+def target_key(factory: Callable[..., Any]) -> str:
+    """The target's name in the example database: ``module:qualified name``, where a class
+    loaded from ``path/to/file.py`` has the module ``file`` (whatever its content, so that an
+    edited file still replays its saved failures first). ``mine.py:Scheduler`` given to
+    ``fuzz`` and ``from mine import Scheduler`` in a test file have the same key."""
+    label = getattr(factory, "__qualname__", None) or repr(factory)
+    module = getattr(factory, "__module__", "") or ""
+    found = _FILE_MODULE.match(module)
+    if found:
+        module = found.group("stem")
+    return f"{module}:{label}" if module else label
+
+
 def suite_machine(system: str, factory: Callable[..., Any], *, name: str = "",
                   tolerance: bool = False, result: Any = None) -> type[Any]:
     """The suite's state machine for ``factory``, keyed in the example database by the
-    system, ``name`` and ``tolerance`` (so two targets never replay each other's failures).
-    ``result`` (a ``RunResult``) receives what the target does not support."""
+    system, :func:`target_key` and ``tolerance`` (so two targets never replay each other's
+    failures, and every door -- the pytest API, its plugin, ``fuzz`` -- uses one key per
+    target; ``name`` is only what reports call it). ``result`` (a ``RunResult``) receives
+    what the target does not support."""
     from schedcheck import pipeline, systems
 
     options: dict[str, Any] = {"tolerance": True} if tolerance else {}
@@ -68,7 +93,7 @@ def suite_machine(system: str, factory: Callable[..., Any], *, name: str = "",
     else:
         machine = systems.get(system).make_machine(factory, result=result, **options)
     machine._hypothesis_internal_add_digest = database_key(  # read by Hypothesis's digest
-        system, name or _name(factory), tolerance=tolerance)
+        system, target_key(factory), tolerance=tolerance)
     return machine
 
 
@@ -118,8 +143,92 @@ def _fail_with(result: Any, out: Any, name: str) -> None:
     )
 
 
+@dataclass(frozen=True)
+class Search:
+    """How the pytest API searches: as ``schedcheck check`` does (``pipeline.check``)."""
+
+    budget: float | None = None  #: seconds; None: check's default unless ``examples``
+    examples: int | None = None  #: a count of examples instead of a time budget
+    seed: int | None = None  #: None: pytest's ``--hypothesis-seed``, else a random one
+    keep_going: bool = False  #: every broken clause with its own counterexample
+
+
+def _campaign(request: Any) -> bool:
+    """A ``schedcheck fuzz`` run (``--schedcheck-db``/``--schedcheck-replay-only``): there
+    the suite is Hypothesis's own state-machine test, saving to the shared database."""
+    config = request.config
+    return bool(_option(config, "schedcheck_db") or _option(config, "schedcheck_replay_only"))
+
+
+def _option(config: Any, name: str) -> Any:
+    try:
+        return config.getoption(name)
+    except ValueError:  # the option's plugin is not loaded
+        return None
+
+
+def _seed(request: Any, search: Search) -> int:
+    if search.seed is not None:
+        return search.seed
+    given = _option(request.config, "hypothesis_seed")
+    if given is not None:
+        try:
+            return int(given)
+        except ValueError:
+            return int.from_bytes(str(given).encode()[:8].ljust(8, b"\0"), "big")
+    return random.randrange(1 << 32)
+
+
+def _check_search(request: Any, system: str, factory: Callable[..., Any], name: str, *,
+                  tolerance: bool, search: Search | None) -> None:
+    """``schedcheck check``'s search (both levels, keep-going when asked; its budget or
+    examples and seed); a failure fails the test with check's card, steps, the path of the
+    report folder (``replay.py``, pictures, ``report.json``, ``index.html``) and the command
+    that searches again."""
+    import pytest
+
+    from schedcheck import pipeline
+    from schedcheck.levels import DEFAULT_BUDGET
+    from schedcheck.report.card import card_text
+    from schedcheck.report.steps import steps_text
+    from schedcheck.report.writer import write_run
+
+    search = search or Search()
+    seed = _seed(request, search)
+    budget = search.budget
+    if budget is None and search.examples is None:
+        budget = DEFAULT_BUDGET
+    try:
+        result = pipeline.check(system, factory, target_name=name, examples=search.examples,
+                                seed=seed, budget=budget, tolerance=tolerance, cost=False,
+                                levels=True, first=not search.keep_going)
+    except pipeline.Unusable as exc:
+        pytest.fail(f"target {name!r} is unusable: {exc}", pytrace=False)
+    if result.seed is None:
+        result.seed = seed
+    if result.ok:
+        return
+    again = f"schedcheck check {system} {name} --seed {seed}"
+    again += (f" --examples {search.examples}" if search.examples is not None
+              else f" --budget {budget:g}")
+    again += "".join(flag for flag, on in ((" --first", not search.keep_going),
+                                           (" --tolerance", tolerance), (" --no-cost", True))
+                     if on)
+    out = request.getfixturevalue("tmp_path_factory").mktemp(f"schedcheck-{system}")
+    written = write_run(result, out, target_spec=name, cwd=os.getcwd(), command=again)
+    shown = [steps_text(cx, target=name) for cx in result.all_counterexamples()]
+    pytest.fail(
+        card_text(result) + "\n\n" + "\n\n".join(shown)
+        + f"\n\nreplay, pictures and report.json: {out}\n"
+        + f"replay it: python3 {out / 'replay.py'}\n"
+        + f"search again: {again}\n"
+        + "files: " + ", ".join(written.rel(p) for p in written.files),
+        pytrace=False,
+    )
+
+
 def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str = "",
-           tolerance: bool = False) -> type:
+           tolerance: bool = False, search: Search | None = None) -> type:
     from schedcheck import pipeline
     from schedcheck.systems import get as get_system
 
@@ -135,29 +244,21 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str
         except Exception as exc:  # reported by the test, not as a collection error
             unusable = f"{type(exc).__name__}: {exc}"
 
-    # ``request``, not ``tmp_path_factory``: HypoFuzz sets up a test's fixtures outside a
-    # pytest run, where the temporary directory does not exist; it is made only on a failure
-    def test_behaves_like_the_model(self: Any, request: Any) -> None:
-        import pytest
-        from hypothesis import Phase
-
+    def hypothesis_run(self: Any, request: Any, chosen: Any) -> bool:
+        """The suite's state machine under Hypothesis with ``chosen`` settings (its example
+        database included); False when there was nothing to run (an empty database and no
+        generate phase). A failure fails the test with the reduced counterexample."""
         from schedcheck.harness.common import RunContext, run_suite
         from schedcheck.harness.minimize import reduce_found
         from schedcheck.harness.result import RunResult
 
-        if unusable is not None:
-            pytest.fail(f"target {name!r} is unusable: {unusable}", pytrace=False)
         result = RunResult.fresh(system, name)
         fresh = suite_machine(system, factory, name=name, tolerance=tolerance, result=result)
-        chosen = self.settings
         ctx = RunContext(result)
         try:
             run_suite(fresh, result, chosen, keep_database=True, context=ctx)
         except unittest.SkipTest:
-            if Phase.generate in chosen.phases:
-                raise
-            pytest.skip(f"nothing to replay: the example database holds no example of the "
-                        f"{system} suite against {name}")
+            return False
         if result.counterexample is not None:
             # the one reduction every stage shares: delta debugging over the failing run's
             # atomic program (Hypothesis's shrinker ran first, as the database needs it)
@@ -170,17 +271,54 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str
         if not result.ok:
             out = request.getfixturevalue("tmp_path_factory").mktemp(f"schedcheck-{system}")
             _fail_with(result, out, name)
+        return True
+
+    # ``request``, not ``tmp_path_factory``: HypoFuzz sets up a test's fixtures outside a
+    # pytest run, where the temporary directory does not exist; it is made only on a failure
+    def test_behaves_like_the_model(self: Any, request: Any) -> None:
+        import pytest
+        from hypothesis import Phase
+
+        if unusable is not None:
+            pytest.fail(f"target {name!r} is unusable: {unusable}", pytrace=False)
+        chosen = self.settings
+        if settings is not None or _campaign(request):  # Hypothesis's own search, as asked
+            if not hypothesis_run(self, request, chosen) and Phase.generate not in chosen.phases:
+                pytest.skip(f"nothing to replay: the example database holds no example of "
+                            f"the {system} suite against {name}")
+            return
+        # what the example database saved for this target is replayed first
+        if chosen.database is not None:
+            reuse = [p for p in (Phase.explicit, Phase.reuse) if p in chosen.phases]
+            if reuse:
+                import hypothesis
+
+                hypothesis_run(self, request, hypothesis.settings(chosen, phases=reuse))
+        if Phase.generate not in chosen.phases:
+            return
+        _check_search(request, system, factory, name, tolerance=tolerance, search=search)
 
     if machine is not None:  # what Hypothesis's pytest plugin and HypoFuzz look for
         test_behaves_like_the_model.is_hypothesis_test = True  # type: ignore[attr-defined]
         test_behaves_like_the_model._hypothesis_state_machine_class = machine  # type: ignore[attr-defined]
 
     def test_cost_grows_linearly(self: Any) -> None:
-        from schedcheck import systems
+        import pytest
 
-        result = pipeline.check(system, factory, target_name=name, suite=False)
-        cost = systems.get(system).cost_clause
-        assert result.ok, "; ".join(n for n in result.notes if n.startswith(cost)) or cost
+        from schedcheck import systems
+        from schedcheck.report.card import card_text
+
+        if unusable is not None:
+            pytest.fail(f"target {name!r} is unusable: {unusable}", pytrace=False)
+        try:
+            result = pipeline.check(system, factory, target_name=name, suite=False)
+        except pipeline.Unusable as exc:
+            pytest.fail(f"target {name!r} is unusable: {exc}", pytrace=False)
+        if not result.ok:
+            cost = systems.get(system).cost_clause
+            said = [n for n in result.notes if n.startswith(cost)]
+            pytest.fail(f"{cost} broken: the cost per item grew with the size\n"
+                        + "".join(f"{n}\n" for n in said) + card_text(result), pytrace=False)
 
     doc = f"schedcheck's {system} suite against {name} (see schedcheck.pytest_api)."
     return type(
@@ -199,16 +337,26 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str
 
 
 def scheduler_suite(factory: Callable[..., Any], settings: Any = None, *,
-                    name: str = "") -> type:
-    """A pytest test class running the scheduler suite against ``factory(max_concurrency)``."""
-    return _suite("scheduler", factory, settings, name=name)
+                    name: str = "", budget: float | None = None, examples: int | None = None,
+                    seed: int | None = None, keep_going: bool = False) -> type:
+    """A pytest test class running the scheduler suite against ``factory(max_concurrency)``:
+    ``schedcheck check``'s search with its ``budget`` (seconds) or ``examples``, ``seed`` and
+    ``keep_going`` (every broken clause, not only the first); ``settings`` instead runs the
+    suite's state machine under Hypothesis with those settings."""
+    return _suite("scheduler", factory, settings, name=name,
+                  search=Search(budget, examples, seed, keep_going))
 
 
 def wheel_suite(factory: Callable[..., Any], settings: Any = None, *,
-                tolerance: bool = False, name: str = "") -> type:
-    """A pytest test class running the wheel suite against ``factory(tick, wheel_size, **o)``.
+                tolerance: bool = False, name: str = "", budget: float | None = None,
+                examples: int | None = None, seed: int | None = None,
+                keep_going: bool = False) -> type:
+    """A pytest test class running the wheel suite against ``factory(tick, wheel_size, **o)``;
+    ``budget``, ``examples``, ``seed``, ``keep_going`` and ``settings`` as for
+    :func:`scheduler_suite`.
 
     ``tolerance=True`` checks only the invariants (never early, never twice, never after a
     cancel, never lost), for a wheel whose due ticks differ from the contract's by design."""
-    return _suite("wheel", factory, settings, name=name, tolerance=tolerance)
+    return _suite("wheel", factory, settings, name=name, tolerance=tolerance,
+                  search=Search(budget, examples, seed, keep_going))
 

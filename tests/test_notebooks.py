@@ -63,11 +63,16 @@ def test_every_section_has_a_turn_a_check_and_a_collapsed_answer(path: Path) -> 
                 if c["cell_type"] == "markdown" and _source(c).startswith("## ")
                 and " — " in _source(c).splitlines()[0]]
     labels = [_source(cells[i]).splitlines()[0] for i in headings]
+    # English first, then the original's heading
     assert [lab.split(" — ")[0][3:] for lab in labels][:3] in (
+        ["What the interviewer tests", "Common mistakes", "Follow-up questions"],
+        ["What the interviewer evaluates", "Common mistakes",
+         "Follow-up questions and answers"])
+    assert [lab.split(" — ")[1] for lab in labels][:3] in (
         ["Hal yang diuji oleh pewawancara", "Kesalahan umum", "Pertanyaan lanjutan"],
         ["Apa yang sedang dievaluasi oleh pewawancara", "Kesalahan umum",
          "Pertanyaan lanjutan dan tanggapan"])
-    assert labels[3].startswith("## Kerapian (polish)")
+    assert labels[3].startswith("## Argument hygiene")
     for start, end in zip(headings, [*headings[1:], len(cells)]):
         section = cells[start:end]
         sources = [_source(c) for c in section]

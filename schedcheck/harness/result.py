@@ -176,6 +176,9 @@ class RunResult:
     levels: list[RunResult] = field(default_factory=list)
     unsupported: list[str] = field(default_factory=list)  #: optional parts the target lacks
     notes: list[str] = field(default_factory=list)
+    #: the scaling clause's two runs (n, factor, the steps at each size, the ratio, the
+    #: threshold), when it ran: a broken cost clause's counterexample
+    cost_figures: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def fresh(cls, system: str, target: str) -> RunResult:
@@ -218,6 +221,11 @@ class RunResult:
                 stat.why = (f"broken where its rule{'s' if len(broken) > 1 else ''} "
                             f"{', '.join(broken)} broke (that counterexample shows it)")
 
+    def cost_broken(self) -> list[str]:
+        """The cost clause, when its measured runs broke it ([] otherwise)."""
+        cid = self.cost_figures.get("clause", "")
+        return [cid] if cid in self.stats and self.stats[cid].verdict == BROKEN else []
+
     @property
     def ok(self) -> bool:
         return self.counterexample is None and not any(
@@ -248,7 +256,12 @@ class RunResult:
             ],
             # each level's verdicts are in the card's sections (report.json "card")
             "levels": [{"level": part.level, "ok": part.ok} for part in self.levels],
-            "broken": [cx.clause for cx in self.all_counterexamples()],
+            # the broken clauses that have a folder of their own: each counterexample's,
+            # and the cost clause's (its two runs' figures and the script that measures them)
+            "broken": [cx.clause for cx in self.all_counterexamples()] + [
+                cid for cid in self.cost_broken() if cid not in
+                {cx.clause for cx in self.all_counterexamples()}],
+            "cost": self.cost_figures or None,
             # the other broken clauses' own counterexamples (the first is "counterexample")
             "other_counterexamples": [cx.to_json() for cx in self.all_counterexamples()[1:]],
             "counterexample": (

@@ -41,7 +41,7 @@ UNFILLED = "not-implemented"
 
 #: the sections a card shows, in order; "polish" is argument hygiene, shown last
 CARD_SECTIONS = ("T", "M", "F", "polish")
-_POLISH = ("Kerapian (polish)", "argument hygiene: types, ranges, foreign objects, error names")
+_POLISH = ("argument hygiene: types, ranges, foreign objects, error names",) * 2
 
 
 class NotAttempted(Exception):
@@ -136,33 +136,54 @@ def grade_items(items: Sequence[Item], target: Any, *, system: str, name: str,
     return card
 
 
+#: which owner of an ambiguous miss shows it first: a common mistake, then what is tested
+_SECTION_RANK = {"M": 0, "T": 1, "F": 2, "polish": 3}
+
+
 def _attribute(card: Card, found: dict[str, list[Miss]]) -> None:
-    """Each miss under the item that owns it, once; the others blocked by it."""
+    """Each miss under the item that owns it, once; the others blocked by it. A miss that
+    either of several items may own ("A|B": from outside the two mistakes look the same)
+    goes to one of them that already shows a mistake of its own, so that one mistake is
+    never shown under two items."""
     by_id = {r.item.id: r for r in card.results}
 
-    def owner_of(miss: Miss, item: Item) -> str:
+    def owners_of(miss: Miss, item: Item) -> list[str]:
         if miss.owner == UNFILLED or miss.owner.startswith(CAPABILITY):
-            return miss.owner
+            return [miss.owner]
         owners = [o for o in miss.owner.split("|") if o]  # "A|B": the rule of either
-        if not owners or item.id in owners or any(o in item.owns for o in owners):
-            return item.id
-        return next((o for o in owners if o in by_id), item.id)  # else the item that found it
+        if not owners or any(o in item.owns for o in owners):
+            return [item.id]
+        known = [o for o in owners if o in by_id]
+        return known or [item.id]  # else the item that found it
 
     blocked: dict[str, list[str]] = {}
-    moved: list[tuple[str, Miss]] = []
+    moved: list[tuple[str, list[str], Miss]] = []
     for item_id, misses in found.items():
         item = by_id[item_id].item
         for miss in misses:
-            owner = owner_of(miss, item)
-            if owner == item_id:
+            owners = owners_of(miss, item)
+            if owners == [item_id]:
                 _add(by_id[item_id], miss)
-            elif owner == UNFILLED or owner.startswith(CAPABILITY):
-                blocked.setdefault(item_id, []).append(owner)
+            elif owners[0] == UNFILLED or owners[0].startswith(CAPABILITY):
+                blocked.setdefault(item_id, []).append(owners[0])
                 by_id[item_id].note = by_id[item_id].note or miss.message
             else:
-                blocked.setdefault(item_id, []).append(owner)
-                moved.append((owner, miss))
-    for owner, miss in moved:  # shown under its owner unless the owner shows one already
+                moved.append((item_id, owners, miss))
+    # An item's own ambiguous misses first, the common mistakes' items before the others
+    # (a mistake the text names is shown under its name): one it found itself is its own
+    # unless another owner shows a mistake already; then the misses other items found.
+    def rank(item_id: str) -> int:
+        return _SECTION_RANK.get(by_id[item_id].item.section, len(_SECTION_RANK))
+
+    moved.sort(key=lambda m: (m[0] not in m[1], rank(m[0])))
+    for item_id, owners, miss in moved:  # shown under one owner, unless it shows one already
+        failing = [o for o in owners if by_id[o].status == FAIL]
+        owner = failing[0] if failing else item_id if item_id in owners else min(owners,
+                                                                                 key=rank)
+        if owner == item_id:
+            _add(by_id[item_id], miss)
+            continue
+        blocked.setdefault(item_id, []).append(owner)
         if by_id[owner].status == PASS:
             _add(by_id[owner], miss)
     for item_id, owners in blocked.items():
@@ -253,9 +274,10 @@ def _sections(system: str) -> dict[str, tuple[str, str]]:
 
 
 def render_card(card: Card) -> str:
-    """The card as plain text: one block per section (the text's heading and its English),
-    one line per item, and under each failed item its hint and its steps."""
-    words = {it.id: it.words for it in load_seed_map()}
+    """The card as plain text: one block per section (the text's heading in English, then the
+    original's in parentheses), one line per item, and under each failed or talk item the
+    text's words in English (``specs/interview/``), its hint and its steps."""
+    words = {it.id: it.gloss for it in load_seed_map()}
     labels = _sections(card.system)
     lines = [f"schedcheck grade {card.system} {card.target}"]
     for sec in CARD_SECTIONS:
@@ -265,7 +287,9 @@ def render_card(card: Card) -> str:
         label_id, label_en = labels[sec]
         held = sum(r.status == PASS for r in rows)
         graded = sum(r.status in (PASS, FAIL, NOT_IMPLEMENTED) for r in rows)
-        lines += ["", f"== {label_id} — {label_en}  ({held}/{graded} held)"]
+        title = label_en[:1].upper() + label_en[1:]
+        original = f" ({label_id})" if label_id != label_en else ""
+        lines += ["", f"== {title}{original}  ({held}/{graded} held)"]
         for r in rows:
             lines.append(f"  [{_MARK[r.status]}] {r.item.id:<12} {r.item.title}")
             if r.item.id in words and r.status in (FAIL, TALK):

@@ -9,6 +9,7 @@ with ``seed_shaped=True`` written in the interview text's names, see
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 from schedcheck import systems
@@ -21,16 +22,20 @@ __all__ = ["SYSTEMS", "grade", "guess_system", "item_ids", "items_for", "lacking
 SYSTEMS = systems.names()
 
 
+@cache
 def _scheduler_items() -> tuple[Item, ...]:
+    from schedcheck.practice.constructor import constructor_item
     from schedcheck.practice.scheduler_items import ITEMS
 
-    return ITEMS
+    return (*ITEMS, constructor_item("scheduler", 5))
 
 
+@cache
 def _wheel_items() -> tuple[Item, ...]:
+    from schedcheck.practice.constructor import constructor_item
     from schedcheck.practice.wheel_items import ITEMS
 
-    return ITEMS
+    return (*ITEMS, constructor_item("wheel", 5))
 
 
 #: Each system's graded items (loaded on first use) and its seed-shaped adapter.
@@ -84,7 +89,7 @@ def lacking_items(cls: Any) -> dict[str, str]:
 
     if isinstance(caps, WheelCapabilities):
         if not caps.validates_args:
-            lack(("W-polish-1", "W-polish-3", "W-polish-4"), "validates_args")
+            lack(("W-polish-1", "W-polish-3", "W-polish-4", "W-polish-5"), "validates_args")
         if caps.cancel == "missing":
             lack(("W-T3", "W-M4", "W-F3", "W-polish-1", "W-polish-2"), "cancel")
         elif caps.cancel != "bool":
@@ -105,7 +110,7 @@ def lacking_items(cls: Any) -> dict[str, str]:
         if not caps.close:
             lack(("S-polish-4",), "close")
         if not caps.validates_args:
-            lack(("S-polish-1", "S-polish-2"), "validates_args")
+            lack(("S-polish-1", "S-polish-2", "S-polish-5"), "validates_args")
         if not caps.unknown_deps:
             lack(("S-polish-4",), "UnknownDependencyError")
         if not caps.info:

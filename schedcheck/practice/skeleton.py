@@ -1,11 +1,14 @@
 """``schedcheck practice scheduler|wheel DIR``: a skeleton to fill in, its tests, a guide.
 
-Three files are written (an existing file is never overwritten):
+Five files are written (an existing file is never overwritten):
 
 * ``scheduler.py`` / ``wheel.py`` -- the class with the contract's interface, a docstring per
   method saying what it must do, and ``NotImplementedError`` bodies;
 * ``test_scheduler.py`` / ``test_wheel.py`` -- one pytest test per graded item;
-* ``GUIDE.md`` -- how to work through it, item by item.
+* ``QUESTION.md`` -- the interview text in English, and ``QUESTION.id.txt`` -- the Indonesian
+  original it was translated from;
+* ``GUIDE.md`` -- how to work through it, item by item. Every path it names is either in the
+  folder itself or absolute (the installed rules), so it reads the same wherever the folder is.
 """
 
 from __future__ import annotations
@@ -13,11 +16,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from schedcheck import systems
+from schedcheck.practice.interview import interview_text, rules_path, seed_map_path
 
 __all__ = ["write_practice"]
 
 _SCHEDULER = '''"""Your dependency-aware task scheduler. Fill in every method; run `pytest` here, or
-`schedcheck grade scheduler.py:Scheduler` for the card. The rules: specs/scheduler.md."""
+`schedcheck grade scheduler.py:Scheduler` for the card. The question: QUESTION.md; the steps:
+GUIDE.md (both beside this file)."""
 
 from __future__ import annotations
 
@@ -95,7 +100,8 @@ class Scheduler:
 '''
 
 _WHEEL = '''"""Your hashed timing wheel. Fill in every method; run `pytest` here, or
-`schedcheck grade wheel.py:TimingWheel` for the card. The rules: specs/wheel.md."""
+`schedcheck grade wheel.py:TimingWheel` for the card. The question: QUESTION.md; the steps:
+GUIDE.md (both beside this file)."""
 
 from __future__ import annotations
 
@@ -175,20 +181,22 @@ def test_item(item: object) -> None:
 
 _GUIDE = '''# Practising the {system} question
 
-1. Read the question: `specs/seeds/{seed}.txt` (the interview text) and its item map
-   `specs/seed-map.md` (every sentence numbered, with an English gloss). The rules this
-   project settled on are `specs/{system}.md`.
+1. Read the question: `QUESTION.md` in this folder (the interview text in English;
+   `QUESTION.id.txt` is the Indonesian original it was translated from). The rules this
+   project settled on where the text leaves a choice: {rules}. Every sentence of the text,
+   numbered, with what verifies it: {seed_map}.
 2. Fill in `{module}.py`, one method at a time. Each docstring says what the method must do.
-3. Run `pytest -q` here: one test per item of the text (`{prefix}-T*` what the interviewer
-   tests, `{prefix}-M*` the common mistakes, `{prefix}-F*` follow-ups, `{prefix}-polish-*`
-   argument hygiene). A failing item prints its hint and the shortest program that shows it.
-4. For the whole card, with the text's own headings: `schedcheck grade {module}.py:{cls}`.
-   Written in the text's own names instead (e.g. `schedule(task, deadline)`)? Add
-   `--seed-shaped`. Items marked `talk` are discussion points with no code to run; `--` are
-   optional parts your class does not have (or differences the text allows); `todo` need a
-   method that still raises NotImplementedError; `blkd` met another item's mistake first
+3. Run `pytest -q` in this folder: one test per item of the text (`{prefix}-T*` what the
+   interviewer tests, `{prefix}-M*` the common mistakes, `{prefix}-F*` follow-ups,
+   `{prefix}-polish-*` argument hygiene). A failing item prints its hint and the shortest
+   program that shows it.
+4. For the whole card, with the text's headings: `schedcheck grade {module}.py:{cls}` (run in
+   this folder). Written in the text's own names instead (e.g. `schedule(task, deadline)`)?
+   Add `--seed-shaped`. Items marked `talk` are discussion points with no code to run; `--`
+   are optional parts your class does not have (or differences the text allows); `todo` need
+   a method that still raises NotImplementedError; `blkd` met another item's mistake first
    (fix that one: it is shown under its own item).
-5. When every item holds, run the full differential suite:
+5. When every item holds, run the full differential suite (in this folder):
    `schedcheck check {system} {module}.py:{cls}`.
 '''
 
@@ -197,17 +205,27 @@ _GUIDE = '''# Practising the {system} question
 _SKELETONS = {"scheduler": _SCHEDULER, "wheel": _WHEEL}
 
 
+def _where(path: Path | None, otherwise: str) -> str:
+    """An absolute path in backquotes, or the package resource's name when not on disk."""
+    return f"`{path}`" if path is not None else otherwise
+
+
 def write_practice(system: str, folder: str | Path) -> list[Path]:
-    """Write the three files for ``system`` into ``folder`` (created if missing); returns
+    """Write the five files for ``system`` into ``folder`` (created if missing); returns
     their paths. Raises ``FileExistsError`` naming a file that is already there."""
     entry = systems.get(system)  # ValueError naming the systems for an unknown one
     out = Path(folder)
-    module, cls, prefix, seed = entry.name, entry.answer_class, entry.short, entry.name
+    module, cls, prefix = entry.name, entry.answer_class, entry.short
     files = {
         out / f"{module}.py": _SKELETONS[entry.name],
         out / f"test_{module}.py": _TEST.format(system=system, module=module, cls=cls),
+        out / "QUESTION.md": interview_text(entry.name, "en"),
+        out / "QUESTION.id.txt": interview_text(entry.name, "id"),
         out / "GUIDE.md": _GUIDE.format(system=system, module=module, cls=cls, prefix=prefix,
-                                        seed=seed),
+                                        rules=_where(rules_path(entry.name),
+                                                     f"`{entry.name}.md` of schedcheck.specs"),
+                                        seed_map=_where(seed_map_path(),
+                                                        "`seed-map.md` of schedcheck.specs")),
     }
     for path in files:
         if path.exists():

@@ -52,6 +52,10 @@ class _Recorder:
         self.queue.append(fn)
 
 
+class _CallbackError(Exception):
+    """What the grader's raising callback raises (only the wheel can let it escape)."""
+
+
 class _Inline:
     """An executor that runs each submission at once (to see a raising callback contained)."""
 
@@ -66,6 +70,8 @@ def _line(step: Step, n: int) -> str:
         return f"h{n} = w.schedule({args[0]}, callback)"
     if call == "after":
         return f"h{n} = w.schedule_after({args[0]}, callback)"
+    if call == "schedule_raising":
+        return f"h{n} = w.schedule({args[0]}, callback_that_raises)"
     if call == "schedule_raw":
         return f"w.schedule({args[0]!r}, {args[1]!r})"
     if call == "cancel":
@@ -85,7 +91,7 @@ def _lines(tick: int, size: int, opts: dict[str, Any], steps: Sequence[Step]) ->
     n = 0
     for st in steps:
         out.append(_line(st, n))
-        n += st[0] in ("schedule", "after")
+        n += st[0] in ("schedule", "after", "schedule_raising")
     return out
 
 
@@ -124,23 +130,57 @@ class _Timers:
         return (f" (h{k}: deadline {self.deadline[k]}, due tick {self.due[k]}"
                 f"{'; ' + extra if extra else ''})")
 
-    def owner(self, k: int, *, early: bool, skipped: range) -> str:
-        """The item whose rule timer ``k`` broke by firing at the wrong time."""
+    def owner(self, k: int, *, early: bool, skipped: range,
+              early_by: tuple[int, int] = (0, 0)) -> str:
+        """The item whose rule timer ``k`` broke by firing at the wrong time (when early:
+        ``early_by`` the least and the most ticks before its due tick it can have fired,
+        as one advance processes several ticks)."""
         if self.past[k]:
             return "W-T1"  # a deadline already passed is due at the next tick processed
         if self.due[k] in skipped and not early:
-            return "W-M7"  # due inside a stall: the missed ticks must be processed
+            # due inside a stall: the missed ticks must be processed -- or, for a timer more
+            # than a rotation away, a node with rounds left dropped from its bucket
+            return "W-M7|W-M3" if self.distance[k] >= self.size else "W-M7"
         if self.distance[k] >= self.size and early:
-            # a rotation (or more) early: rounds lost, or a not-yet-due node in the bucket
-            # under the cursor fired -- from outside the two look the same
+            # Rounds lost fire a timer at the first visit of its bucket: as many rotations
+            # early as it had rounds. A not-yet-due node fired from the bucket under the
+            # cursor fires one rotation early, whatever its rounds. Two rotations early or
+            # more is the first; one rotation early with two rounds or more, the second;
+            # with one round the two look the same from outside.
+            least, most = early_by
+            if least >= 2 * self.size:
+                return "W-M2"
+            if least <= self.size <= most:  # one rotation early
+                return "W-M3" if self.distance[k] >= 2 * self.size and most < 2 * self.size \
+                    else "W-M2|W-M3"
+            if most < self.size:  # early by less than a rotation: the due tick itself
+                return "W-T2|W-F4" if self.distance[k] >= 8 * self.size else "W-T2"
             return "W-M2|W-M3"
         if self.distance[k] >= 8 * self.size:
-            return "W-F4"
+            return "W-F4|W-M3"  # lost: a long delay, or any node with rounds left dropped
         if self.distance[k] >= self.size:
             return "W-M3"
         if self.relative[k]:
             return "W-M1"
         return "W-T2" if early else "W-T1"
+
+
+def _early_by(timers: _Timers, k: int, ticks: tuple[int, int]) -> tuple[int, int]:
+    """How early timer ``k`` fired, in ticks, at least and at most, in an advance that
+    processed the ticks ``ticks[0]..ticks[1]``."""
+    first, last = ticks
+    return timers.due[k] - last, timers.due[k] - min(first, last)
+
+
+def _most_telling(timers: _Timers, early: list[int], ticks: tuple[int, int],
+                  skipped: range) -> int:
+    """Of the timers one advance fired early, the first whose owner is one item (not
+    "either of two"): it tells which mistake the class made; else the first."""
+    for k in early:
+        if "|" not in timers.owner(k, early=True, skipped=skipped,
+                                   early_by=_early_by(timers, k, ticks)):
+            return k
+    return early[0]
 
 
 def disagreement(factory: Callable[..., Any], scenario: Scenario, *, exact: bool = False,
@@ -168,25 +208,28 @@ def disagreement(factory: Callable[..., Any], scenario: Scenario, *, exact: bool
     in_advance = [False]
     last_now = 0
 
-    def callback(k: int) -> Callable[[], None]:
+    def callback(k: int, raising: bool = False) -> Callable[[], None]:
         def cb() -> None:
             if in_advance[0]:
                 inline.append(k)
             ran.append(k)
+            if raising:
+                raise _CallbackError(f"h{k}'s callback raised")
         return cb
 
     inline: list[int] = []  # callbacks run while advance() was on the stack
     for i, (call, args) in enumerate(steps):
         try:
-            if call in ("schedule", "after"):
+            if call in ("schedule", "after", "schedule_raising"):
                 k = len(handles)
-                deadline = args[0] if call == "schedule" else last_now + args[0]
+                deadline = last_now + args[0] if call == "after" else args[0]
                 cursor = model.cursor
                 mh = model.schedule(deadline, callback(k))
                 mhandles.append(mh)
                 timers.add(deadline, call == "after", last_now, mh.due_tick, cursor)
-                handles.append(wheel.schedule(deadline, callback(k)) if call == "schedule"
-                               else wheel.schedule_after(args[0], callback(k)))
+                handles.append(wheel.schedule_after(args[0], callback(k)) if call == "after"
+                               else wheel.schedule(deadline, callback(
+                                   k, raising=call == "schedule_raising")))
             elif call == "cancel":
                 k = args[0]
                 want = model.cancel(mhandles[k])
@@ -202,10 +245,21 @@ def disagreement(factory: Callable[..., Any], scenario: Scenario, *, exact: bool
             elif call == "advance":
                 now = args[0]
                 skipped = range(max(last_now // tick + 1, model.cursor), now // tick)
+                first_tick = model.cursor  # the first tick this advance processes
                 want_fired = model.advance(now)
                 in_advance[0] = True
                 try:
                     got_list = list(wheel.advance(now) or [])
+                except _CallbackError as exc:  # the wheel ran a callback itself, uncontained
+                    lost = [f"h{j}" for j, mh in enumerate(mhandles) if mh in want_fired
+                            and j not in ran]
+                    return i, "raised", (
+                        f"advance({now}) raised: {exc} inside the wheel, which ran it itself "
+                        "on the tick thread"
+                        + (f"; the rest of the window ({', '.join(lost)}) was lost" if lost
+                           else "; the fired handles never reached the caller")
+                        + "; without an executor advance() returns the fired handles and "
+                        "never calls a callback"), "W-M5"
                 finally:
                     in_advance[0] = False
                 last_now = now
@@ -227,9 +281,13 @@ def disagreement(factory: Callable[..., Any], scenario: Scenario, *, exact: bool
                         return i, "cancelled", (f"h{k} fired after cancel(h{k}) returned "
                                                 "True"), "W-T3"
                     if timers.deadline[k] > now:
+                        ticks = (first_tick, now // tick)
+                        k = _most_telling(timers, [j for j in got if timers.deadline[j] > now],
+                                          ticks, skipped)
                         return i, "early", (f"h{k} (deadline {timers.deadline[k]}) fired at "
                                             f"now={now}: before its deadline"), \
-                            timers.owner(k, early=True, skipped=skipped)
+                            timers.owner(k, early=True, skipped=skipped,
+                                         early_by=_early_by(timers, k, ticks))
                     fired_at[k] = now
                 if exact:
                     want_idx = [next(j for j, x in enumerate(mhandles) if x is h)
@@ -237,10 +295,15 @@ def disagreement(factory: Callable[..., Any], scenario: Scenario, *, exact: bool
                     if got != want_idx:
                         odd = [k for k in want_idx if k not in got] + [
                             k for k in got if k not in want_idx]
-                        owner = (timers.owner(odd[0], early=odd[0] in got, skipped=skipped)
+                        owner = (timers.owner(odd[0], early=odd[0] in got, skipped=skipped,
+                                              early_by=_early_by(timers, odd[0],
+                                                                 (first_tick, now // tick)))
                                  if odd else "W-T1")
-                        if "max_catchup_ticks" in opts:
-                            owner = "W-F2"  # the catch-up budget is that scenario's subject
+                        if "max_catchup_ticks" in opts and not (
+                                odd and timers.distance[odd[0]] >= timers.size):
+                            # the catch-up budget is that scenario's subject; a timer more
+                            # than a rotation away fired early is the rounds' mistake
+                            owner = "W-F2"
                         why = timers.describe(odd[0]) if odd else ""
                         return i, "exact", (f"advance({now}) fired "
                                             f"{[f'h{k}' for k in got]}; the model fires "
@@ -442,7 +505,7 @@ def _items() -> tuple[Item, ...]:
                     needs="schedule_after")),
         Item("W-M2", "M", "remaining rounds are kept",
              "a timer more than one rotation away waits (due - cursor) // wheel_size visits",
-             _check((TICK, SIZE, _PLAIN, [S("schedule", 45), S("schedule", 125),
+             _check((TICK, SIZE, _PLAIN, [S("schedule", 85), S("schedule", 125),
                                           S("schedule", 160), *_every_tick(220)]))),
         Item("W-M3", "M", "not-yet-due nodes in the current bucket are neither run nor lost",
              "when the bucket under the cursor holds a node with rounds left, decrement and "
@@ -454,9 +517,14 @@ def _items() -> tuple[Item, ...]:
                  (TICK, SIZE, _PLAIN, [S("schedule", 30), S("schedule", 30), S("advance", 20),
                                        S("cancel", 1), S("advance", 40)]))),
         Item("W-M5", "M", "user callbacks never run synchronously on the tick thread",
-             "hand each due callback to a bounded executor; the tick thread only moves nodes",
-             _check((TICK, SIZE, {"executor": _Recorder()},
-                     [S("schedule", 5), S("schedule", 15), *_every_tick(40)]))),
+             "hand each due callback to a bounded executor; the tick thread only moves nodes "
+             "(without an executor, return the fired handles and call nothing)",
+             _all(_check((TICK, SIZE, {"executor": _Recorder()},
+                          [S("schedule", 5), S("schedule", 15), *_every_tick(40)])),
+                  # no executor: the wheel never calls a callback, so one that raises
+                  # cannot take the rest of the window with it
+                  _check((TICK, SIZE, _PLAIN, [S("schedule", 15), S("schedule_raising", 12),
+                                               S("schedule", 18), *_every_tick(40)])))),
         Item("W-M6", "M", "no scan of every timer on each tick (cost)",
              "visit only the bucket under the cursor; a tick costs O(1 + its bucket)",
              _cost, cost=True),
@@ -474,7 +542,7 @@ def _items() -> tuple[Item, ...]:
         Item("W-F2", "F", "a stalled tick thread: bounded catch-up (max_catchup_ticks)",
              "process at most max_catchup_ticks ticks per advance and report the lag; the "
              "next advance(now) continues", _check(
-                 (TICK, SIZE, {"max_catchup_ticks": 2},
+                 (TICK, 2 * SIZE, {"max_catchup_ticks": 2},
                   [S("schedule", 15), S("schedule", 45), S("advance", 100),
                    S("advance", 100), S("advance", 100)]), exact=True)),
         Item("W-F3", "F", "cancel's answer is the linearization point: True once, else False",

@@ -100,7 +100,7 @@ CAPTIONS = {"lanes": "the steps, one lane per worker/thread; the divergence in r
 
 
 def check_html(result: RunResult, target: str, pictures_of: dict[str, list[Path]],
-               folder_of: dict[str, str]) -> str:
+               folder_of: dict[str, str], cost: list[str] | None = None) -> str:
     """The ``index.html`` of a ``check --out`` folder: the card (``card_data``, as card.txt
     and report.json show it), then each counterexample -- its replay's verdict and a link to
     it (``folder_of``: clause -> the folder its files are in), its steps, and the pictures
@@ -121,6 +121,13 @@ def check_html(result: RunResult, target: str, pictures_of: dict[str, list[Path]
                 caption = CAPTIONS.get(path.stem, path.stem)
                 body.append(f"<figure><figcaption>{esc(caption)}</figcaption>"
                             f"{inline_svg(path.read_text(encoding='utf-8'))}</figure>")
+    if cost:  # a broken cost clause: its two runs, and the script that measures them again
+        from schedcheck.report.cost import figures_text
+
+        cid = result.cost_figures.get("clause", "")
+        links = ", ".join(f'<a href="{esc(f)}"><code>{esc(f)}</code></a>' for f in cost)
+        body.append(f'<h2 id="{esc(cid)}">broken: {esc(cid)}</h2><p>{links}</p>'
+                    f"<pre>{esc(figures_text(result.cost_figures))}</pre>")
     return page(f"schedcheck check: {result.system} {result.target}", body)
 
 

@@ -328,7 +328,9 @@ def ring_dot(snapshot: Mapping[str, Any]) -> graphviz.Graph | None:
         {b for b in by_bucket if b >= 0} | cursor_set)
     g = graphviz.Graph("ring", engine="circo" if len(shown) > 2 else "dot", graph_attr={
         "fontname": "Helvetica", "labelloc": "t",
-        "label": _esc(f"ring of {size} buckets at tick {tick}"
+        # the snapshot's tick is the cursor: the next tick to process, one past the window
+        # the failing advance processed (which its step's words name)
+        "label": _esc(f"ring of {size} buckets, the cursor at tick {tick} (the next to process)"
                       + (f" (tick = {tick_len} units)" if tick_len else "")
                       + "; each timer: remaining rounds, deadline", 140)},
         node_attr={"fontname": "Helvetica", "fontsize": "10"})
@@ -496,7 +498,7 @@ def _with_divergence(cx: Counterexample) -> dict[str, Any]:
     if ".advance(" not in step.code:
         return snap
     snap["timeline"] = [*(snap.get("timeline") or []), {
-        "tick": f"{snap.get('tick')} (step {step.index}: {step.words})",
+        "tick": f"cursor {snap.get('tick')} at step {step.index} ({step.words})",
         "fired": [f"model: {step.expected}", f"implementation: {step.actual}"],
         "cancelled": [], "diverged": True}]
     return snap

@@ -7,7 +7,9 @@ counterexample's steps, replay verdict and pictures: one page to open). On a cou
 and the pictures (``*.dot`` always, ``*.svg``/``*.png`` when ``dot`` exists). A graded check
 that broke clauses (keep going: ``RunResult.counterexamples``) also writes one subfolder per
 broken clause, named by its id (``W-INV-EARLY/``), with that clause's own ``steps.txt``,
-``replay.py`` and pictures; the top-level files are the first counterexample's.
+``replay.py`` and pictures; the top-level files are the first counterexample's. A broken
+cost clause gets its folder too (``schedcheck.report.cost``: the two runs' figures and
+``measure.py``).
 
 The default folder is fresh and named after the system and the time
 (``schedcheck-out-scheduler-20260101-120000``, ``-2``, ``-3`` ... if taken), so a run never
@@ -25,6 +27,7 @@ from typing import Any
 from schedcheck.harness import guard
 from schedcheck.harness.result import Counterexample, RunResult
 from schedcheck.report.card import card_data, card_text
+from schedcheck.report.cost import write_cost
 from schedcheck.report.page import check_html
 from schedcheck.report.render import write_pictures
 from schedcheck.report.replay import replay_script
@@ -154,6 +157,8 @@ def write_run(result: RunResult, out: Path, *, target_spec: str, cwd: str,
                                              with_pictures=with_pictures)
             written.pictures_of[each.clause] = pictures
             written.files += pictures
+    cost_files = write_cost(result, out, target_spec=target_spec, cwd=cwd, command=command)
+    written.files += cost_files
     # the card last: it shows what running each replay showed
     card = out / "card.txt"
     card.write_text(card_text(result) + "\n", encoding="utf-8")
@@ -164,7 +169,8 @@ def write_run(result: RunResult, out: Path, *, target_spec: str, cwd: str,
     if cx is not None and cx.clause not in folders:
         folders[cx.clause] = "."
         pictures_of[cx.clause] = written.pictures
-    page.write_text(check_html(result, target_spec, pictures_of, folders), encoding="utf-8")
+    page.write_text(check_html(result, target_spec, pictures_of, folders,
+                               cost=[written.rel(f) for f in cost_files]), encoding="utf-8")
     written.files.insert(1, page)
     report = out / "report.json"
     data = report_json(result, command=command,

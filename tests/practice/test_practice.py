@@ -69,7 +69,7 @@ def test_the_wheel_texts_pseudocode_misses_exactly_the_exact_due_tick_cancels_an
         ) -> None:
     card = grade("wheel", SeedWheel, seed_shaped=True, cost=False)
     assert card.failed == ["W-T1", "W-F3", "W-polish-1", "W-polish-2", "W-polish-3",
-                           "W-polish-4"], render_card(card)
+                           "W-polish-4", "W-polish-5"], render_card(card)
     text = render_card(card)
     # the first thing a learner reads is an interview point, with its hint and program
     assert "W-T1" in text.split("W-polish-1")[0]
@@ -83,7 +83,8 @@ def test_the_wheel_texts_pseudocode_misses_exactly_the_exact_due_tick_cancels_an
 
 def test_the_scheduler_texts_answer_misses_only_argument_hygiene() -> None:
     card = grade("scheduler", SeedScheduler, seed_shaped=True, cost=False)
-    assert card.failed == ["S-polish-1", "S-polish-3", "S-polish-4"], render_card(card)
+    assert card.failed == ["S-polish-1", "S-polish-3", "S-polish-4", "S-polish-5"], \
+        render_card(card)
     # its ready() takes no limit, as in the text: a limit is given by lowering its
     # max_concurrency for one call, and a negative limit cannot be given at all
     statuses = {r.item.id: r.status for r in card.results}
@@ -128,13 +129,13 @@ def test_graded_items_are_the_texts_items_of_three_sections() -> None:
 def test_the_card_shows_the_texts_headings_and_a_talk_item_its_words() -> None:
     card = grade("scheduler", impl.Scheduler, cost=False)
     text = render_card(card)
-    for heading in ("Hal yang diuji oleh pewawancara — what the interviewer tests",
-                    "Kesalahan umum — common mistakes",
-                    "Pertanyaan lanjutan — follow-up questions"):
+    for heading in ("What the interviewer tests (Hal yang diuji oleh pewawancara)",
+                    "Common mistakes (Kesalahan umum)",
+                    "Follow-up questions (Pertanyaan lanjutan)"):
         assert heading in text
     talk = next(r for r in card.results if r.item.id == "S-F1")
     assert talk.status == TALK
-    assert "Bagaimana Anda menangani graf yang terlalu besar untuk memori?" in text
+    assert "«Graphs too large for memory: persist task metadata and edges" in text
 
 
 @pytest.mark.parametrize("system", ["scheduler", "wheel"])

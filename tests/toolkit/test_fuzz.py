@@ -87,16 +87,25 @@ def test_a_failure_found_by_one_worker_is_replayed_first_by_the_other(
     assert "failure found and saved" in log
     keys = redis.Redis.from_url(redis_url).keys("hypothesis-example:*")
     assert keys, "nothing was saved in Redis"
-    folder = re.search(r"replay, pictures and report\.json: (\S+)", out)
-    assert folder is not None and (Path(folder.group(1)) / "report.json").exists()
+    # check's report, under --out: the card, the steps, a verified replay.py, the pictures
+    report = tmp_path / "machine-1" / "out"
+    for name in ("card.txt", "steps.txt", "replay.py", "index.html", "report.json"):
+        assert (report / name).is_file(), name
+    assert "report card: scheduler buggy.py:OffByOne" in out
+    assert "verified: fails at step" in out
+    assert "FAILURES" not in out and "Hypothesis Statistics" not in out  # no raw pytest
 
     second = _campaign(tmp_path / "machine-2", redis_url)
     out = second.stdout + second.stderr
     assert second.returncode == 1, out
     assert "already holds a failure" in out
-    # Hypothesis's statistics: the saved failure was the first example run, none was generated
-    assert re.search(r"during reuse phase .*\n.*\n\s*- 0 passing, 1 failing", out), out
-    assert "during generate phase" not in out
+    # Hypothesis's statistics (pytest's log of the replay): the saved failure was the first
+    # example run, none was generated
+    log = (tmp_path / "machine-2" / "out" / "report.log").read_text()
+    assert re.search(r"during reuse phase .*\n.*\n\s*- 0 passing, 1 failing", log), log
+    assert "during generate phase" not in log
+    assert "<== first divergence" in out and (tmp_path / "machine-2" / "out" /
+                                              "replay.py").is_file()
     assert not list((tmp_path / "machine-2" / "out").glob("worker-*.log"))  # no search
 
 

@@ -2,9 +2,11 @@
 
 A test module outside the repository binds a broken scheduler and a correct wheel; pytest (in
 a subprocess, as a user would run it) fails the first with the plain-words steps and the path
-of the pictures, and passes the second. A two-line test file runs with Hypothesis's own
-example database: the second run replays the saved failure first (Hypothesis's statistics say
-in which phase it failed). The plugin's ``--schedcheck-scheduler`` needs no test file at all.
+of the pictures, and passes the second. A three-line test file with Hypothesis settings of its
+own runs with Hypothesis's own example database: the second run replays the saved failure
+first (Hypothesis's statistics say in which phase it failed). Without settings the suite runs
+``schedcheck check``'s search (``test_pytest_api_search.py``). The plugin's
+``--schedcheck-scheduler`` needs no test file at all.
 """
 
 from __future__ import annotations
@@ -81,8 +83,11 @@ class OffByOne(Scheduler):
         return super().submit(*args, **kwargs) + 1
 '''
 
+# with Hypothesis settings of its own, the suite is Hypothesis's state-machine test (without
+# them it is check's search, whose failures the example database does not keep yet)
 TWO_LINES = "from buggy import OffByOne; from schedcheck import scheduler_suite\n" \
-            "TestMine = scheduler_suite(OffByOne)\n"
+            "from hypothesis import settings\n" \
+            "TestMine = scheduler_suite(OffByOne, settings=settings(max_examples=20))\n"
 
 
 def _pytest(folder: Path, *args: str) -> str:

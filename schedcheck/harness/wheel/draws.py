@@ -29,6 +29,7 @@ __all__ = [
     "TICKS",
     "WHEEL_SIZES",
     "configs",
+    "placement",
     "record_unsupported",
 ]
 
@@ -98,3 +99,26 @@ def record_unsupported(result: RunResult, support: Support) -> None:
     if caps.cancel == "missing":
         for cid in ("W4", "W-T3"):
             result.unsupported_clause(cid, f"cancel() ({how})")
+
+
+def placement(ledger: Any, value: Any, *, after: bool) -> str:
+    """Where a timer scheduled with ``value`` (a deadline, or with ``after`` a delay) lands,
+    in words, from the ledger's now, cursor, tick and wheel size as they are now."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        return f"a malformed {'delay' if after else 'deadline'}"
+    now, tick, size = ledger.now, ledger.tick, ledger.wheel_size
+    deadline = now + value if after else value
+    if after and value < 0:
+        return "a negative delay: due at the next tick processed"
+    if after and value == 0:
+        return "a zero delay"
+    if deadline < now:
+        return "a deadline already passed: due at the next tick processed"
+    if deadline - now >= HUGE:
+        return "a huge deadline"
+    ahead = -(-deadline // tick) - ledger.cursor
+    if ahead < size:
+        return "within this rotation"
+    if ahead < 2 * size:
+        return "one rotation away"
+    return f"{ahead // size} rotations away"

@@ -91,6 +91,7 @@ from schedcheck.harness.wheel.draws import (
     DELAY_KINDS,
     HUGE,
     configs,
+    placement,
     record_unsupported,
 )
 from schedcheck.harness.wheel.fixtures import probe
@@ -163,8 +164,13 @@ class WheelMachine(AdvanceRules, WheelCancels):
 
     @atomic
     def _schedule(self, value: Any, raises: bool, *, after: bool, words: str,
-                  callback: Any = None) -> None:
+                  callback: Any = None, placed: bool = False) -> None:
+        """``placed``: ``words`` get where the timer lands, worked out now from the value and
+        the wheel's state -- so a reduced program, whose values and earlier steps changed,
+        still says what is true of each step (a delay of 0 is never "negative")."""
         led = self.ledger
+        if placed:
+            words = f"{words} ({placement(led, value, after=after)})"
         name, t_cb, m_cb = self.new_callback(raises)
         t_arg, m_arg, shown = (t_cb, m_cb, Ref(name)) if callback is None else (
             callback, callback, callback)
@@ -212,7 +218,7 @@ class WheelMachine(AdvanceRules, WheelCancels):
         event(f"deadline: {kind}")
         deadline = self._deadline(kind, a, m, r)
         self._schedule(deadline, raises, after=False,
-                       words=f"schedule a timer at {deadline} ({kind} deadline)")
+                       words=f"schedule a timer at {deadline}", placed=True)
 
     @rule(go=st.integers(0, 31), k=st.sampled_from((128, 200)),
           kind=st.sampled_from(("now", "soon", "in_rotation", "rotations")),
@@ -270,7 +276,7 @@ class WheelMachine(AdvanceRules, WheelCancels):
         if horizon is not None:
             delay = min(delay, horizon)
         event(f"delay: {kind}")
-        self._schedule(delay, raises, after=True, words=f"schedule_after({delay}) ({kind} delay)")
+        self._schedule(delay, raises, after=True, words=f"schedule_after({delay})", placed=True)
 
     @precondition(lambda self: self.support.caps.validates_args)
     @rule(which=st.integers(0, 14))
