@@ -25,6 +25,7 @@ from schedcheck.harness import guard
 from schedcheck.targets import adapt
 
 __all__ = [
+    "CRASHED",
     "Observed",
     "Ref",
     "call_code",
@@ -33,6 +34,10 @@ __all__ = [
     "observe_each",
     "observe_model",
 ]
+
+#: How an error name starts when the call crashed rather than answered: a hang, memory, or a
+#: child process (``--exec``) that exited or broke the protocol.
+CRASHED: tuple[str, ...] = ("Hang[", "OutOfMemory[", "Crash[", "ProtocolError[")
 
 #: Exceptions a model may raise: the contract's errors. Anything else is a model bug.
 _MODEL_ERRORS: frozenset[str] = frozenset(adapt.CONTRACT_ERRORS)
