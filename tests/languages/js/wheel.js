@@ -1,8 +1,7 @@
 // A hashed timing wheel in JavaScript (specs/wheel.md): buckets of timers with remaining rounds.
-// BUGGY=1 in the environment: the wheel forgets the remaining rounds and fires every timer of a
-// bucket at its first visit, a rotation (or more) early.
+// RoundlessWheel has a classic mistake: it forgets the remaining rounds and fires every timer of
+// a bucket at its first visit, a rotation (or more) early.
 "use strict";
-const BUGGY = process.env.WHEEL_BUGGY === "1";
 
 class WheelFullError extends Error {
   constructor(pending, maxPending) {
@@ -96,7 +95,7 @@ class HashedWheel {
       const keep = [];
       for (const timer of this.buckets[index]) {
         if (timer.cancelled) continue;
-        if (timer.rounds > 0 && !BUGGY) {
+        if (timer.rounds > 0 && !this.forgetsRounds) {
           timer.rounds -= 1;
           keep.push(timer);
           continue;
@@ -115,4 +114,8 @@ class HashedWheel {
   lagTicks() { return Math.floor(this.now / this.tick) + 1 - this.cursor; }
 }
 
-module.exports = { HashedWheel, WheelFullError };
+class RoundlessWheel extends HashedWheel {
+  get forgetsRounds() { return true; }
+}
+
+module.exports = { HashedWheel, RoundlessWheel, WheelFullError };
