@@ -165,7 +165,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     try:
         target = _load(args, system.name)
     except TargetError as exc:
-        return _unusable(f"{_shown(args)}: {exc.reason}" if args.exec else str(exc))
+        if args.exec:
+            from rich.markup import escape
+
+            return _unusable(escape(f"{_shown(args)}: {exc.reason}"))
+        return _unusable(str(exc))
     try:
         return _check_loaded(args, system, target)
     finally:
