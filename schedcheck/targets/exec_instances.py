@@ -58,6 +58,8 @@ class TaskInfo:
         self.generation = value.get("generation")
         self.state = value.get("state")
         cause = value.get("cause")
+        if isinstance(cause, dict):  # {"kind", "task_id", "generation"}
+            cause = [cause.get("kind"), cause.get("task_id"), cause.get("generation")]
         self.cause = tuple(cause) if isinstance(cause, list) else cause
         self.error = value.get("error")
         failed = value.get("optional_failed")
