@@ -69,6 +69,8 @@ def exec_factory(command: str, system: str, *, cwd: str | None = None) -> ExecTa
     except Exception as exc:  # an error reply to hello
         raise TargetError(spec, f"{command!r} refused the handshake: "
                                 f"{type(exc).__name__}: {exc}") from None
+    # the proxies read the child with their own time limit: no step thread in between
+    guard.SELF_LIMITED.update((type(factory), factory.instance_class))
     if factory.declared:
         try:
             factory.capabilities = _capabilities(system, factory.declared)  # type: ignore[attr-defined]

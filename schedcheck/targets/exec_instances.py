@@ -310,7 +310,7 @@ class ExecTarget:
         self.declared: dict[str, Any] = caps if isinstance(caps, dict) else {}
         base: type[_Instance] = SchedulerProxy if system == "scheduler" else WheelProxy
         absent = {m: None for m in _OPTIONAL_METHODS[system] if m not in self.methods}
-        self._class = type(base.__name__, (base,), absent)
+        self.instance_class: type[_Instance] = type(base.__name__, (base,), absent)
 
     def session(self) -> Session:
         key = (self.command, self.system, self.cwd)
@@ -325,7 +325,7 @@ class ExecTarget:
         if "executor" in options:
             raise TypeError("an --exec target takes no executor: callbacks stay on the "
                             "checker's side (specs/protocol.md)")
-        return self._class(self, args, options)
+        return self.instance_class(self, args, options)
 
     def __repr__(self) -> str:
         return f"ExecTarget({self.command!r}, {self.system!r})"
