@@ -6,6 +6,7 @@
 
     TestMyScheduler = scheduler_suite(MyScheduler)              # cls(max_concurrency)
     TestMyWheel = wheel_suite(MyWheel, settings=settings(max_examples=500))
+    TestJsWheel = wheel_suite(exec="node shim.js wheel.js Wheel")   # any language
 
 Each call returns a new class (pytest collects it under the name you bind it to) with:
 
@@ -198,17 +199,38 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str
     )
 
 
-def scheduler_suite(factory: Callable[..., Any], settings: Any = None, *,
-                    name: str = "") -> type:
-    """A pytest test class running the scheduler suite against ``factory(max_concurrency)``."""
-    return _suite("scheduler", factory, settings, name=name)
+def _exec_target(system: str, factory: Callable[..., Any] | None, command: str | None,
+                 name: str) -> tuple[Callable[..., Any], str]:
+    """``factory``, or the child process serving ``command`` (``specs/protocol.md``), and the
+    name its reports and ``replay.py`` use (``exec:COMMAND`` for a command)."""
+    if (factory is None) == (command is None):
+        raise TypeError("give either a factory or exec='COMMAND', not "
+                        + ("both" if command else "neither"))
+    if command is None:
+        assert factory is not None
+        return factory, name
+    from schedcheck.targets.exec import exec_factory, exec_spec
+
+    return exec_factory(command, system), name or exec_spec(command)
 
 
-def wheel_suite(factory: Callable[..., Any], settings: Any = None, *,
-                tolerance: bool = False, name: str = "") -> type:
-    """A pytest test class running the wheel suite against ``factory(tick, wheel_size, **o)``.
+def scheduler_suite(factory: Callable[..., Any] | None = None, settings: Any = None, *,
+                    name: str = "", exec: str | None = None) -> type:
+    """A pytest test class running the scheduler suite against ``factory(max_concurrency)``,
+    or against the implementation ``exec="COMMAND ..."`` serves (any language, through
+    ``specs/protocol.md``; the child starts when the class is made)."""
+    target, name = _exec_target("scheduler", factory, exec, name)
+    return _suite("scheduler", target, settings, name=name)
+
+
+def wheel_suite(factory: Callable[..., Any] | None = None, settings: Any = None, *,
+                tolerance: bool = False, name: str = "",
+                exec: str | None = None) -> type:
+    """A pytest test class running the wheel suite against ``factory(tick, wheel_size, **o)``,
+    or against the implementation ``exec="COMMAND ..."`` serves (as ``scheduler_suite``).
 
     ``tolerance=True`` checks only the invariants (never early, never twice, never after a
     cancel, never lost), for a wheel whose due ticks differ from the contract's by design."""
-    return _suite("wheel", factory, settings, name=name, tolerance=tolerance)
+    target, name = _exec_target("wheel", factory, exec, name)
+    return _suite("wheel", target, settings, name=name, tolerance=tolerance)
 
