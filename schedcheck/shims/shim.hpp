@@ -204,6 +204,19 @@ int serve_wheel() {
         } catch (const std::exception& e) {
             reply["error"] = detail::error_of(detail::demangled(typeid(e)), e.what());
         }
+        if (op == "call" && msg.contains("queries")) {  // answers in advance (specs/protocol.md)
+            auto found = instances.find(msg.at("instance").get<std::int64_t>());
+            if (found != instances.end()) {
+                json after = json::object();
+                for (const auto& q : msg["queries"]) {
+                    try {
+                        if (q == "pending" || q == "lag_ticks")
+                            after[q.get<std::string>()] = detail::call(instances, found->second, q.get<std::string>(), json::array());
+                    } catch (const std::exception&) { /* asked for real when needed */ }
+                }
+                reply["after"] = after;
+            }
+        }
         std::cout << reply.dump() << '\n' << std::flush;
         if (op == "shutdown") return 0;
     }

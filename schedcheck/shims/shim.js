@@ -105,6 +105,7 @@ function callScheduler(inst, method, args) {
   const fn = methodOf(obj, method);
   let value = fn.apply(obj, args);
   if (value === undefined) value = null;
+  if (method === "submit") inst.taskIds.add(args[0]);
   switch (method) {
     case "ready": return value.map(claim);
     case "ready_pairs": return value.map((c) => (Array.isArray(c) ? c : [claim(c).task_id, c.generation]));
@@ -136,6 +137,29 @@ function callWheel(inst, method, args) {
   }
   if (method === "advance") return [...value].map((h) => handleId(inst, h));
   return value === undefined ? null : value;
+}
+
+// Answers in advance (specs/protocol.md): the queries the checker will likely ask next,
+// computed right after the call, so that it need not ask.
+function answers(inst, queries) {
+  const after = {};
+  for (const q of queries) {
+    if (q === "info") {
+      if (system !== "scheduler" || !methodOf(inst.obj, "info")) continue;
+      after.info = [...inst.taskIds].map((id) => {
+        try {
+          return [id, { value: callScheduler(inst, "info", [id]) }];
+        } catch (e) {
+          return [id, { error: errorOf(e) }];
+        }
+      });
+    } else if (system === "wheel" && methodOf(inst.obj, q)) {
+      try {
+        after[q] = callWheel(inst, q, []);
+      } catch (e) { /* asked for real when needed */ }
+    }
+  }
+  return after;
 }
 
 function build(args, options) {
@@ -173,7 +197,7 @@ function handle(msg) {
     case "new": {
       for (const id of msg.drop || []) instances.delete(id);
       checkArgs(msg.args);
-      instances.set(msg.instance, { obj: build(msg.args, msg.options || {}), handles: new Map(), ids: new Map() });
+      instances.set(msg.instance, { obj: build(msg.args, msg.options || {}), handles: new Map(), ids: new Map(), taskIds: new Set() });
       return null;
     }
     case "call": {
@@ -196,6 +220,9 @@ rl.on("line", (line) => {
     reply = { id: msg.id, value: handle(msg) };
   } catch (e) {
     reply = { id: msg.id, error: errorOf(e) };
+  }
+  if (msg.op === "call" && Array.isArray(msg.queries) && instances.has(msg.instance)) {
+    reply.after = answers(instances.get(msg.instance), msg.queries);
   }
   process.stdout.write(JSON.stringify(reply) + "\n");
   if (msg.op === "shutdown") process.exit(0);

@@ -107,6 +107,9 @@ class Session:
         self.dropped: collections.deque[int] = collections.deque()
         self._buffer = b""
         self._stderr: Any = None
+        #: the answers the child gave in advance with the last reply (``queries``): the
+        #: instance and its query -> value, valid until the next request
+        self.after: tuple[Any, dict[str, Any]] | None = None
 
     # ---- process ------------------------------------------------------------------------
 
@@ -207,13 +210,14 @@ class Session:
             ident = self.next_id
             self.next_id += 1
             message["id"] = ident
+            self.after = None
             data = (json.dumps(message, separators=(",", ":")) + "\n").encode()
             try:
                 proc.stdin.write(data)
             except (BrokenPipeError, OSError):
                 self._crashed()
-            line = self._read_line(proc, seconds)
-            return self._reply(ident, line)
+            line = self._read_line(proc, seconds, message)
+            return self._reply(ident, line, message.get("instance"))
 
     def _crashed(self) -> None:
         proc = self.proc
@@ -229,13 +233,17 @@ class Session:
         self._fault("Crash", f"the target process {how} before replying "
                              f"(after {self.lines_read} lines of output)")
 
-    def _read_line(self, proc: subprocess.Popen[bytes], seconds: float) -> bytes:
+    def _read_line(self, proc: subprocess.Popen[bytes], seconds: float,
+                   message: dict[str, Any]) -> bytes:
         assert proc.stdout is not None
         fd = proc.stdout.fileno()
         while b"\n" not in self._buffer:
             ready, _, _ = select.select([fd], [], [], seconds)
             if not ready:
-                self._fault("Hang", f"no reply within {seconds:g} s")
+                queries = message.get("queries")
+                also = (f" (to {message.get('method')} and the queries answered with it: "
+                        f"{', '.join(queries)})" if queries else "")
+                self._fault("Hang", f"no reply within {seconds:g} s{also}")
             chunk = os.read(fd, 1 << 16)
             if not chunk:
                 if self._buffer:
@@ -248,7 +256,7 @@ class Session:
         self.lines_read += 1
         return line
 
-    def _reply(self, ident: int, line: bytes) -> Any:
+    def _reply(self, ident: int, line: bytes, instance: Any = None) -> Any:
         where = f"line {self.lines_read} of the target's output"
         try:
             reply = json.loads(line)
@@ -260,6 +268,9 @@ class Session:
         if reply.get("id") != ident:
             self._fault("ProtocolError", f"{where} answers id {reply.get('id')!r}; the "
                         f"request waiting has id {ident}: {_quote(line)}")
+        after = reply.get("after")
+        if isinstance(after, dict):
+            self.after = (instance, after)
         if "error" in reply:
             err = reply["error"]
             if not isinstance(err, dict) or not isinstance(err.get("name"), str):

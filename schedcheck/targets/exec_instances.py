@@ -27,9 +27,15 @@ from schedcheck.targets.exec_client import (
     enc_ids,
     fn_name,
     opaque,
+    remote_error,
 )
 
 __all__ = ["Claim", "ExecHandle", "ExecTarget", "Reply", "TaskInfo", "close_all"]
+
+#: Queries (no side effect) a child may answer in advance, with the reply to any other call
+#: (``specs/protocol.md``, "Answers in advance").
+_QUERIES = frozenset({"pending", "lag_ticks", "callback_errors", "info"})
+_UNANSWERED = object()
 
 _OPTIONAL_METHODS = {
     "scheduler": ("retry", "add_dependency", "ready_pairs", "complete_many"),
@@ -114,8 +120,20 @@ class _Instance:
             if session.epoch != self._epoch or session.proc is None:
                 fault = session.fault.get(self._epoch)
                 raise fault or ExecFault("Crash", "the target process of this instance ended")
-            return session.request({"op": "call", "instance": self._id, "method": method,
-                                    "args": list(args)}, self._owner.limit())
+            message: dict[str, Any] = {"op": "call", "instance": self._id, "method": method,
+                                       "args": list(args)}
+            if method not in _QUERIES and self._owner.queries:
+                message["queries"] = self._owner.queries
+            return session.request(message, self._owner.limit())
+
+    def _answered(self, query: str) -> Any:
+        """What the child answered in advance for ``query`` with the last reply, if it was
+        this instance's (``_UNANSWERED`` otherwise): a query changes nothing, and nothing was
+        asked in between, so it is the answer the call would get."""
+        after = self._session.after
+        if after is None or after[0] != self._id:
+            return _UNANSWERED
+        return after[1].get(query, _UNANSWERED)
 
     def _fn(self, fn: Any) -> Any:
         if fn is None:
@@ -178,6 +196,16 @@ class SchedulerProxy(_Instance):
         return self._call("close")
 
     def info(self, task_id: Any) -> Any:
+        infos = self._answered("info")
+        if infos is not _UNANSWERED and type(task_id) in (str, int) and isinstance(infos, list):
+            for entry in infos:
+                if isinstance(entry, list) and len(entry) == 2 and entry[0] == task_id and (
+                        type(entry[0]) is type(task_id)) and isinstance(entry[1], dict):
+                    if "error" in entry[1] and isinstance(entry[1]["error"], dict):
+                        err = entry[1]["error"]
+                        raise remote_error(str(err.get("name")), str(err.get("message", "")), err)
+                    got = entry[1].get("value")
+                    return TaskInfo(got) if isinstance(got, dict) else got
         value = self._call("info", enc(task_id))
         return TaskInfo(value) if isinstance(value, dict) else value
 
@@ -266,13 +294,16 @@ class WheelProxy(_Instance):
         return fired
 
     def pending(self) -> Any:
-        return self._call("pending")
+        got = self._answered("pending")
+        return self._call("pending") if got is _UNANSWERED else got
 
     def lag_ticks(self) -> Any:
-        return self._call("lag_ticks")
+        got = self._answered("lag_ticks")
+        return self._call("lag_ticks") if got is _UNANSWERED else got
 
     def callback_errors(self) -> Any:
-        return self._call("callback_errors")
+        got = self._answered("callback_errors")
+        return self._call("callback_errors") if got is _UNANSWERED else got
 
 
 # --------------------------------------------------------------------------------------------
@@ -306,6 +337,9 @@ class ExecTarget:
             methods, list) else frozenset()
         features = hello.get("features")
         self.features = frozenset(features) if isinstance(features, list) else frozenset()
+        #: what each call asks the child to answer in advance (the queries it has)
+        self.queries = [q for q in ("pending", "lag_ticks", "callback_errors", "info")
+                        if q in self.methods]
         caps = hello.get("capabilities")
         self.declared: dict[str, Any] = caps if isinstance(caps, dict) else {}
         base: type[_Instance] = SchedulerProxy if system == "scheduler" else WheelProxy
