@@ -44,19 +44,41 @@ def cmd_practice(args: argparse.Namespace) -> int:
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
-    from schedcheck.practice.grading import NOT_IMPLEMENTED, render_card
-    from schedcheck.practice.items import grade, guess_system
+    if (args.exec is None) == (args.target is None):
+        return _unusable("give either TARGET or --exec 'COMMAND', not "
+                         + ("both" if args.exec else "neither"))
+    if args.exec is not None:  # a child process speaking specs/protocol.md
+        if args.system is None:
+            return _unusable("--exec needs --system scheduler|wheel (the child is told which "
+                             "one it serves)")
+        from schedcheck.targets.exec import close_all, exec_factory, exec_spec
 
+        try:
+            factory = exec_factory(args.exec, args.system)
+        except TargetError as exc:
+            return _unusable(f"--exec {args.exec!r}: {exc.reason}")
+        args.target = exec_spec(args.exec)
+        try:
+            return _grade(args, factory)
+        finally:
+            close_all()
     try:
         target = load_target(args.target)
     except TargetError as exc:
         return _unusable(f"{exc}\n  accepted forms: path/to/file.py:Class or module:Class")
-    system: Any = args.system or guess_system(target.factory)
+    return _grade(args, target.factory)
+
+
+def _grade(args: argparse.Namespace, factory: Any) -> int:
+    from schedcheck.practice.grading import NOT_IMPLEMENTED, render_card
+    from schedcheck.practice.items import grade, guess_system
+
+    system: Any = args.system or guess_system(factory)
     if system is None:
         return _unusable(f"cannot tell whether {args.target} is a scheduler (submit, ready) or "
                          "a wheel (schedule, advance); pass --system scheduler|wheel")
     try:
-        card = grade(system, target.factory, seed_shaped=args.seed_shaped,
+        card = grade(system, factory, seed_shaped=args.seed_shaped,
                      cost=not args.no_cost, name=args.target)
     except SchedcheckInternalError:
         raise
@@ -67,7 +89,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     if not args.seed_shaped:
         from schedcheck.practice.shapes import looks_seed_shaped
 
-        why = looks_seed_shaped(system, target.factory)
+        why = looks_seed_shaped(system, factory)
         if why:
             print(f"note: {args.target} looks written in the interview text's own names "
                   f"({why}); grade it with --seed-shaped")
@@ -93,7 +115,10 @@ def add_commands(sub: Any) -> None:
                     "is tested. TARGET is path/to/file.py:Class or module:Class.",
         epilog="exit status: 0 every graded item held, 1 an item failed or is not "
                "implemented yet, 2 the target or the arguments are unusable")
-    grade.add_argument("target", metavar="TARGET", help="the answer's class")
+    grade.add_argument("target", metavar="TARGET", nargs="?", help="the answer's class")
+    grade.add_argument("--exec", metavar="COMMAND", default=None,
+                       help="instead of TARGET: a command serving the answer over "
+                            "specs/protocol.md (any language; needs --system)")
     grade.add_argument("--system", choices=systems.names(),
                        help="default: guessed from the class's methods")
     grade.add_argument("--seed-shaped", action="store_true",

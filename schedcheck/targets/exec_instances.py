@@ -322,6 +322,9 @@ class ExecTarget:
     handshake.
     """
 
+    #: its calls run in another process: steps counted here say nothing of its cost
+    runs_elsewhere = True
+
     def __init__(self, command: str, system: str, *, cwd: str | None = None,
                  limit: Callable[[], float] | None = None) -> None:
         if system not in _OPTIONAL_METHODS:
