@@ -50,6 +50,7 @@ public final class Shim {
         final Object obj;
         final Map<Object, Long> ids = new IdentityHashMap<>();
         final Map<Long, Object> handles = new HashMap<>();
+        final java.util.LinkedHashSet<Object> taskIds = new java.util.LinkedHashSet<>();
         Instance(Object obj) { this.obj = obj; }
         long idOf(Object handle) {
             return ids.computeIfAbsent(handle, h -> { long id = ids.size(); handles.put(id, h); return id; });
@@ -78,6 +79,10 @@ public final class Shim {
                 reply.put("value", handle(msg));
             } catch (Throwable e) {
                 reply.put("error", errorOf(e instanceof InvocationTargetException ? e.getCause() : e));
+            }
+            if ("call".equals(msg.get("op")) && msg.get("queries") instanceof List<?> queries
+                    && instances.containsKey(msg.get("instance"))) {
+                reply.put("after", answers(instances.get(msg.get("instance")), queries));
             }
             out.print(Json.write(reply) + "\n");
             out.flush();
@@ -151,6 +156,32 @@ public final class Shim {
         }
     }
 
+    /** Answers in advance (specs/protocol.md): the queries the checker will likely ask next. */
+    static Map<String, Object> answers(Instance inst, List<?> queries) {
+        Map<String, Object> after = new LinkedHashMap<>();
+        for (Object q : queries) {
+            if ("info".equals(q)) {
+                if (methods("info").isEmpty()) continue;
+                List<Object> infos = new ArrayList<>();
+                for (Object id : inst.taskIds) {
+                    Map<String, Object> one = new LinkedHashMap<>();
+                    try {
+                        one.put("value", call(inst, "info", new ArrayList<>(List.of(id))));
+                    } catch (Throwable e) {
+                        one.put("error", errorOf(e instanceof InvocationTargetException ? e.getCause() : e));
+                    }
+                    infos.add(Arrays.asList(id, one));
+                }
+                after.put("info", infos);
+            } else if (q instanceof String name && "wheel".equals(system) && !methods(name).isEmpty()) {
+                try {
+                    after.put(name, call(inst, name, new ArrayList<>()));
+                } catch (Throwable e) { /* asked for real when needed */ }
+            }
+        }
+        return after;
+    }
+
     static Object build(List<Object> args, Map<String, Object> options) throws Exception {
         for (Object a : args) opaqueCheck(a);
         if ("wheel".equals(system)) {
@@ -222,6 +253,7 @@ public final class Shim {
         }
         if (m == null) throw new Refused("TypeError", impl.getSimpleName() + " has no method " + method + " of " + args.size() + " arguments");
         Object value = m.invoke(inst.obj, convert(m.getParameterTypes(), args, inst));
+        if (method.equals("submit")) inst.taskIds.add(args.get(0));
         if (method.equals("schedule") || method.equals("schedule_after")) {
             Map<String, Object> h = new LinkedHashMap<>();
             h.put("handle", inst.idOf(value));
