@@ -31,6 +31,21 @@ def _unusable(message: str) -> int:
 def cmd_practice(args: argparse.Namespace) -> int:
     from schedcheck.practice.skeleton import write_practice
 
+    if args.lang != "python":
+        from schedcheck.practice.languages import LANGUAGES, write_practice_in
+
+        try:
+            paths = write_practice_in(args.system, args.folder, args.lang)
+        except (FileExistsError, OSError) as exc:
+            return _unusable(str(exc))
+        for path in paths:
+            print(f"wrote {path}")
+        _, _, _, build, command = LANGUAGES[args.lang][args.system]
+        print(f"next: fill in {paths[0]}, then in {args.folder}: "
+              + (f"{build} && " if build else "")
+              + f"schedcheck grade --system {args.system} --exec \"{command}\" "
+              "(GUIDE.md has the steps)")
+        return EXIT_OK
     try:
         paths = write_practice(args.system, args.folder)
     except (FileExistsError, OSError) as exc:
@@ -73,6 +88,10 @@ def _grade(args: argparse.Namespace, factory: Any) -> int:
     from schedcheck.practice.grading import NOT_IMPLEMENTED, render_card
     from schedcheck.practice.items import grade, guess_system
 
+    if args.exec is not None:  # messages name the target as the command line gave it
+        import shlex
+
+        args.target = f"--exec {shlex.quote(args.exec)}"
     system: Any = args.system or guess_system(factory)
     if system is None:
         return _unusable(f"cannot tell whether {args.target} is a scheduler (submit, ready) or "
@@ -107,6 +126,9 @@ def add_commands(sub: Any) -> None:
     practice.add_argument("folder", metavar="DIR",
                           help="folder to write into (created; existing files are never "
                                "overwritten)")
+    practice.add_argument("--lang", choices=("python", "js", "java"), default="python",
+                          help="the language of the skeleton (js, java: checked through "
+                               "specs/protocol.md with --exec; default python)")
     practice.set_defaults(run=cmd_practice)
 
     grade = sub.add_parser(

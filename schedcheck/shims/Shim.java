@@ -280,6 +280,7 @@ public final class Shim {
         String name = e instanceof Refused r ? r.name : e.getClass().getSimpleName();
         if (e instanceof IllegalArgumentException) name = "ValueError";
         if (e instanceof ClassCastException) name = "TypeError";
+        if (e instanceof UnsupportedOperationException) name = "NotImplementedError";
         out.put("name", name);
         out.put("message", String.valueOf(e.getMessage()));
         for (Field f : e.getClass().getFields()) {

@@ -62,7 +62,8 @@ def remote_error(name: str, message: str, fields: dict[str, Any]) -> Exception:
     klass = _ERROR_CLASSES.get(name)
     if klass is None:
         base: type[Exception] = {"TypeError": TypeError, "ValueError": ValueError,
-                                 "UnknownTaskError": KeyError}.get(name, Exception)
+                                 "UnknownTaskError": KeyError,
+                                 "NotImplementedError": NotImplementedError}.get(name, Exception)
         klass = type(name if name.isidentifier() else "RemoteError", (base,),
                      {"__str__": lambda self: self.message, "__module__": "exec_target"})
         _ERROR_CLASSES[name] = klass
