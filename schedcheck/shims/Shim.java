@@ -240,7 +240,25 @@ public final class Shim {
         return out;
     }
 
+    static final List<String> TAKES_A_TASK_ID = List.of("submit", "info", "complete", "fail", "cancel",
+        "cancel_requested", "retry", "add_dependency");
+
+    /** The protocol's types: a task id is a string or an integer, deps an array of them. */
+    static void checkIds(String method, List<Object> args) {
+        if (!"scheduler".equals(system) || !TAKES_A_TASK_ID.contains(method) || args.isEmpty()) return;
+        checkId(args.get(0), "a task id");
+        if (method.equals("submit") && args.size() > 1) {
+            if (!(args.get(1) instanceof List<?> deps)) throw new Refused("TypeError", "deps must be an array of task ids, not " + Json.write(args.get(1)));
+            for (Object d : deps) checkId(d, "a dependency");
+        }
+    }
+
+    static void checkId(Object id, String what) {
+        if (!(id instanceof String) && !(id instanceof Long)) throw new Refused("TypeError", what + " must be a string or an integer, not " + Json.write(id));
+    }
+
     static Object call(Instance inst, String method, List<Object> args) throws Exception {
+        checkIds(method, args);
         Method m = null;
         for (Method c : methods(method)) if (c.getParameterCount() == args.size()) m = c;
         if (m == null) {  // trailing optional arguments the checker sent as null

@@ -42,6 +42,16 @@ _OPTIONAL_METHODS = {
     "wheel": ("lag_ticks", "callback_errors"),
 }
 
+def _id(value: Any) -> Any:
+    """A task id as the child gave it, hashable: an array (which the protocol does not allow
+    as an id) becomes a tuple, so that it is reported as a wrong id, never crashes a set."""
+    if isinstance(value, list):
+        return tuple(_id(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((str(k), _id(v)) for k, v in value.items()))
+    return value
+
+
 class Reply(NamedTuple):
     outcome: str
     state: str
@@ -60,16 +70,16 @@ class TaskInfo:
     __slots__ = ("cause", "error", "generation", "optional_failed", "state", "task_id")
 
     def __init__(self, value: dict[str, Any]) -> None:
-        self.task_id = value.get("task_id")
+        self.task_id = _id(value.get("task_id"))
         self.generation = value.get("generation")
         self.state = value.get("state")
         cause = value.get("cause")
         if isinstance(cause, dict):  # {"kind", "task_id", "generation"}
             cause = [cause.get("kind"), cause.get("task_id"), cause.get("generation")]
-        self.cause = tuple(cause) if isinstance(cause, list) else cause
+        self.cause = tuple(_id(c) for c in cause) if isinstance(cause, list) else _id(cause)
         self.error = value.get("error")
         failed = value.get("optional_failed")
-        self.optional_failed = frozenset(failed) if isinstance(failed, list) else failed
+        self.optional_failed = frozenset(map(_id, failed)) if isinstance(failed, list) else failed
 
     def __repr__(self) -> str:
         return (f"TaskInfo(task_id={self.task_id!r}, generation={self.generation!r}, "
@@ -169,9 +179,9 @@ class SchedulerProxy(_Instance):
         for c in value:
             if isinstance(c, dict) and "task_id" in c and "generation" in c:
                 fn = self._fns.get(c["fn"]) if isinstance(c.get("fn"), str) else None
-                out.append(Claim(c["task_id"], c["generation"], fn, c.get("claim")))
+                out.append(Claim(_id(c["task_id"]), c["generation"], fn, c.get("claim")))
             elif isinstance(c, list) and len(c) >= 2:
-                out.append(Claim(c[0], c[1]))
+                out.append(Claim(_id(c[0]), c[1]))
             else:
                 self._session.shape_error("a claim is {\"task_id\", \"generation\"}", c)
         return out
@@ -193,7 +203,8 @@ class SchedulerProxy(_Instance):
         return self._call("cancel_requested", enc(task_id), enc(generation))
 
     def close(self) -> Any:
-        return self._call("close")
+        value = self._call("close")
+        return [_id(v) for v in value] if isinstance(value, list) else value
 
     def info(self, task_id: Any) -> Any:
         infos = self._answered("info")
@@ -212,7 +223,7 @@ class SchedulerProxy(_Instance):
     def retry(self, task_id: Any, cascade: Any = True) -> Any:
         value = self._call("retry", enc(task_id), enc(cascade))
         if isinstance(value, list) and all(isinstance(p, list) and len(p) == 2 for p in value):
-            return {p[0]: p[1] for p in value}
+            return {_id(p[0]): p[1] for p in value}
         return value
 
     def add_dependency(self, task_id: Any, dep: Any) -> Any:
@@ -221,7 +232,7 @@ class SchedulerProxy(_Instance):
     def ready_pairs(self, limit: Any = None) -> Any:
         value = self._call("ready_pairs", enc(limit))
         if isinstance(value, list):
-            return [tuple(p) if isinstance(p, list) else p for p in value]
+            return [tuple(_id(x) for x in p) if isinstance(p, list) else p for p in value]
         return value
 
     def complete_many(self, claims: Iterable[Any]) -> Any:
