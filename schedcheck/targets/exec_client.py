@@ -80,15 +80,22 @@ def remote_error(name: str, message: str, fields: dict[str, Any]) -> Exception:
 # --------------------------------------------------------------------------------------------
 
 
-def _unlimited() -> None:
-    """In the child: no address-space ceiling inherited from a guarded check (a JVM reserves
-    far more than it uses), its own process group (killed as one)."""
-    try:
-        import resource
+try:
+    import resource as _resource
+except ImportError:  # not a POSIX system: no ceiling to lift
+    _resource = None  # type: ignore[assignment]
 
-        _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-        resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
-    except (ImportError, ValueError, OSError):
+
+def _unlimited() -> None:
+    """In the child, between fork and exec: no address-space ceiling inherited from a guarded
+    check (a JVM reserves far more than it uses). Imports nothing and takes no lock (the
+    module is imported at the top), as code run there must."""
+    if _resource is None:
+        return
+    try:
+        _soft, hard = _resource.getrlimit(_resource.RLIMIT_AS)
+        _resource.setrlimit(_resource.RLIMIT_AS, (hard, hard))
+    except (ValueError, OSError):
         pass
 
 
