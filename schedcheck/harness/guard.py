@@ -34,7 +34,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 __all__ = ["SELF_LIMITED", "STEP_SECONDS", "StepTimeout", "call_limited", "guarded",
-           "memory_ceiling", "on_step_thread", "step_limit", "step_seconds", "timeouts"]
+           "memory_ceiling", "on_step_thread", "plain_attribute", "step_limit", "step_seconds",
+           "timeouts"]
 
 #: The longest a single call of the target may take before it counts as a hang.
 STEP_SECONDS = 10.0
@@ -184,6 +185,12 @@ def _plain(klass: type, name: object) -> bool:
         plain = plain and not hasattr(klass, "__getattr__")
     _plain_cache[key] = plain
     return plain
+
+
+def plain_attribute(obj: object, name: str) -> bool:
+    """Whether reading ``obj.name`` runs no code of the target (a slot or a stored attribute):
+    such a read needs no step thread."""
+    return _plain(type(obj), name)
 
 
 def call_limited(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
