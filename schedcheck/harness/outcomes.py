@@ -127,6 +127,8 @@ def observe_each(fn: Callable[..., Any], args: list[Any], *,
     """``[observe(fn, a, norm=norm) for a in args]`` in one guarded call: one hand-off to the
     step thread for the whole batch (the per-step reads of every task's state). If the batch
     hangs, the call that hung and the ones after it share its ``Hang`` outcome."""
+    if guard.self_limited(fn):  # each call keeps its own limit: no hand-off at all
+        return [observe(fn, arg, norm=norm) for arg in args]
     done: list[Observed] = []
 
     def run() -> None:
