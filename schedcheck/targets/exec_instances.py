@@ -335,6 +335,8 @@ class ExecTarget:
 
     #: its calls run in another process: steps counted here say nothing of its cost
     runs_elsewhere = True
+    #: nor can its memory be walked from here (W-MEM: "not supported")
+    keeps_every_timer = True
 
     def __init__(self, command: str, system: str, *, cwd: str | None = None,
                  limit: Callable[[], float] | None = None) -> None:
