@@ -124,6 +124,10 @@ class _Instance:
             session.request(message, owner.limit())
         weakref.finalize(self, session.dropped.append, self._id)
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        raise TypeError("an instance served by a child process cannot be copied (a copy here "
+                        "would drive the same instance there)")
+
     def _call(self, method: str, *args: Any) -> Any:
         session = self._session
         with session.lock:
