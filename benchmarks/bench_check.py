@@ -24,6 +24,16 @@ absolute figures are printed for context only). The garbage collector stays on.
    step of the counterexample as found and per replay, and the reduction's time against the
    search's that found it.
 
+4. **The process protocol's cost.** The same differential suite (same seed, examples and
+   profile) against a JavaScript wheel and scheduler behind ``--exec`` (the Node shim,
+   ``tests/languages/js/``: one child process serving every example) and against the bundled
+   Python ones in this process. Reported: lockstep steps per wall second of each, and per
+   CPU second (this process's and the child's together: on a shared machine the wall rate
+   measures the queue for the cores as much as the protocol, and the CPU rate is what the
+   two processes, which never run at once, reach on idle cores), and the ratio of each; the
+   goal is a floor in steps per CPU second of the ``--exec`` run (skipped when ``node`` is
+   not installed).
+
 Each measure has a goal, set from the first measurements (printed with the figures); every
 goal is a ratio, so it holds on a slower or busier machine as well. About a minute in all.
 """
@@ -33,9 +43,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
+import shutil
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import hypothesis
@@ -56,6 +68,7 @@ LOCKSTEP_GOAL = 5.0  #: the suite at most this many times slower per step than t
 EXAMPLES_GOAL = 9.0  #: ... and per example (the suite's examples also make compound calls)
 SWITCH_GOAL = 50.0  #: one controlled switch costs at most this many free-run operations
 REDUCTION_GOAL = 3.5  #: the reduction takes at most this many times the search's time
+EXEC_GOAL = 2_000.0  #: lockstep steps per second of a JavaScript target behind --exec
 
 PROFILE = "ci"
 
@@ -280,11 +293,71 @@ def reduction(budget: float) -> tuple[float, float]:
     return seconds / before, seconds / search
 
 
+# ------------------------------------------------------------------------------ --exec
+
+
+def _node(module: str, cls: str) -> str:
+    root = Path(__file__).resolve().parents[1]
+    return (f"node {root / 'schedcheck' / 'shims' / 'shim.js'} "
+            f"{root / 'tests' / 'languages' / 'js' / module} {cls}")
+
+
+def _children_cpu() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def exec_speed(examples: int) -> list[tuple[str, float, float]]:
+    """Per system: (name, --exec steps per CPU second, in-process / --exec ratio of it)."""
+    from schedcheck.targets.exec import close_all, exec_factory
+
+    rows = []
+    runs: list[tuple[str, Callable[..., Any], Any, str, str]] = [
+        ("wheel", run_wheel_suite, impl.HashedTimingWheel, "wheel.js", "HashedWheel"),
+        ("scheduler", run_scheduler_suite, impl.Scheduler, "scheduler.js", "Scheduler"),
+    ]
+    for name, run, bundled, module, cls in runs:
+        rates: list[tuple[float, float]] = []
+        for target in (bundled, (module, cls)):
+            children, cpu, wall = _children_cpu(), time.process_time(), time.perf_counter()
+            if isinstance(target, tuple):  # the child starts inside the measured time
+                target = exec_factory(_node(*target), name)
+            result = run(target, examples=examples, seed=0, profile=PROFILE)
+            close_all()  # the child ends and is reaped: its CPU time is counted
+            wall = time.perf_counter() - wall
+            cpu = time.process_time() - cpu + _children_cpu() - children
+            assert result.counterexample is None, f"the {name} broke its suite"
+            rates.append((result.steps / wall, result.steps / cpu))
+        (here_wall, here_cpu), (there_wall, there_cpu) = rates
+        print(f"  {name:<10} in-process {here_wall:6,.0f} steps/s wall, {here_cpu:6,.0f} per "
+              f"CPU s   --exec (node) {there_wall:6,.0f} steps/s wall, {there_cpu:6,.0f} per "
+              f"CPU s (goal >= {EXEC_GOAL:,.0f})", flush=True)
+        print(f"  {'':<10} in-process / --exec: x{here_wall / there_wall:.2f} wall, "
+              f"x{here_cpu / there_cpu:.2f} CPU", flush=True)
+        rows.append((name, there_cpu, here_cpu / there_cpu))
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--examples", type=int, default=100,
                         help="examples per suite and per plain run (default 100)")
+    parser.add_argument("--only", choices=("lockstep", "controller", "reduction", "exec"),
+                        help="run one measure only")
     args = parser.parse_args(argv)
+    if args.only == "exec":
+        logging.disable(logging.CRITICAL)
+        if shutil.which("node") is None:
+            print("node is not installed: the --exec measure is skipped")
+            return 0
+        print(f"--exec: the differential suite against a JavaScript target (profile "
+              f"{PROFILE}, {args.examples} examples, wall seconds)")
+        rows_exec = exec_speed(args.examples)
+        met_exec = [rate >= EXEC_GOAL for _, rate, _ in rows_exec]
+        print(f"\ngoals met: {sum(met_exec)} of {len(met_exec)}")
+        return 0
     logging.disable(logging.CRITICAL)  # the wheels log callback errors the suites provoke
     print(f"the checker's own speed (profile {PROFILE}, {args.examples} examples per run; "
           "ratios against a baseline run here)")
@@ -299,6 +372,10 @@ def main(argv: list[str] | None = None) -> int:
     met = [goal for _, per_step, per_example in rows
            for goal in (per_step <= LOCKSTEP_GOAL, per_example <= EXAMPLES_GOAL)]
     met += [ops_per_switch <= SWITCH_GOAL, share <= REDUCTION_GOAL]
+    if shutil.which("node") is not None:
+        print("\n--exec: the same suite against a JavaScript target behind the process "
+              "protocol (wall seconds)")
+        met += [rate >= EXEC_GOAL for _, rate, _ in exec_speed(args.examples)]
     print(f"\ngoals met: {sum(met)} of {len(met)}")
     return 0
 

@@ -112,7 +112,7 @@ def _budget(args: argparse.Namespace) -> float | None:
 
 def _again(result: RunResult, args: argparse.Namespace) -> str:
     """The command that searches again the same way (same seed, budget or examples)."""
-    cmd = f"schedcheck check {result.system} {args.target}"
+    cmd = f"schedcheck check {result.system} {_shown(args)}"
     if result.seed is not None:
         cmd += f" --seed {result.seed}"
     if args.level:
@@ -130,21 +130,61 @@ def _again(result: RunResult, args: argparse.Namespace) -> str:
     return cmd
 
 
-def cmd_check(args: argparse.Namespace) -> int:
-    from schedcheck import pipeline
-    from schedcheck.report.card import card_table, card_text
-    from schedcheck.report.writer import fresh_out_dir, report_json, write_run
+def _shown(args: argparse.Namespace) -> str:
+    """The target as the command line gave it: TARGET, or ``--exec 'COMMAND'``."""
+    if getattr(args, "exec", None):
+        import shlex
 
+        return f"--exec {shlex.quote(args.exec)}"
+    return str(args.target)
+
+
+def _load(args: argparse.Namespace, system: str) -> Any:
+    """The target of ``check``: ``load_target(TARGET)``, or the child process of ``--exec``
+    (``schedcheck.targets.exec``); :class:`TargetError` when unusable."""
+    if args.exec is None:
+        return load_target(args.target)
+    from schedcheck.targets.exec import exec_factory, exec_spec
+    from schedcheck.targets.load import Target
+
+    factory = exec_factory(args.exec, system)
+    return Target(spec=exec_spec(args.exec), kind="exec", location=os.getcwd(), attr="",
+                  factory=factory)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
     system = systems.get(args.system)
     if args.tolerance and not system.has_tolerance:
         with_tolerance = ", ".join(f"{s.name}s" for s in systems.SYSTEMS.values()
                                    if s.has_tolerance)
         return _unusable(f"--tolerance applies to {with_tolerance} only: the {system.name} has "
                          "no due ticks")
+    if (args.exec is None) == (args.target is None):
+        return _unusable("give either TARGET or --exec 'COMMAND', not "
+                         + ("both" if args.exec else "neither"))
     try:
-        target = load_target(args.target)
+        target = _load(args, system.name)
     except TargetError as exc:
+        if args.exec:
+            from rich.markup import escape
+
+            return _unusable(escape(f"{_shown(args)}: {exc.reason}"))
         return _unusable(str(exc))
+    try:
+        return _check_loaded(args, system, target)
+    finally:
+        if args.exec is not None:
+            from schedcheck.targets.exec import close_all
+
+            close_all()
+
+
+def _check_loaded(args: argparse.Namespace, system: systems.System, target: Any) -> int:
+    from schedcheck import pipeline
+    from schedcheck.report.card import card_table, card_text
+    from schedcheck.report.writer import fresh_out_dir, report_json, write_run
+
+    shown = _shown(args)
     # the core level needs fewer methods than the contract level; --level contract needs all
     needs = system.operations if args.level == "contract" else system.core_operations or None
     why = pipeline.probe_construct(system, target.factory, operations=needs)
@@ -153,10 +193,10 @@ def cmd_check(args: argparse.Namespace) -> int:
                 f"{', '.join(m + '()' for m in system.core_operations)}: try --level core)"
                 if args.level == "contract" and pipeline.probe_construct(
                     system, target.factory, operations=system.core_operations) is None else "")
-        return _unusable(f"target {args.target!r} is unusable: {why}{hint}")
+        return _unusable(f"target {shown} is unusable: {why}{hint}")
     show_progress = not args.json and sys.stderr.isatty()
     say = _status_printer(show_progress)
-    say(f"check {system.name} {args.target}")
+    say(f"check {system.name} {shown}")
     # Always a seed, so that the report's "search again" command reproduces this very run.
     seed = args.seed if args.seed is not None else random.randrange(1 << 32)
     logs = pipeline.LogCapture()
@@ -164,7 +204,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     try:
         with logs, _ticker(say, show_progress, budget=budget) as ticker:
             result = pipeline.check(
-                system, target.factory, target_name=args.target, examples=args.examples,
+                system, target.factory, target_name=shown, examples=args.examples,
                 seed=seed, profile=args.profile, shrink=not args.no_shrink,
                 budget=budget,
                 tolerance=args.tolerance, cost=not args.no_cost, rounds=args.threads,
@@ -172,7 +212,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 bar=ticker.bar, status=ticker.say, levels=True, level=args.level,
                 first=args.first, step_seconds=args.step_seconds)
     except pipeline.Unusable as exc:
-        return _unusable(f"target {args.target!r} is unusable: {exc}")
+        return _unusable(f"target {shown} is unusable: {exc}")
     except SchedcheckInternalError as exc:
         return _unusable(f"internal error -- a bug in schedcheck, not in the target: {exc}")
     except Exception as exc:  # a crash of the checker is never exit 1 ("counterexample")
@@ -191,7 +231,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         result.notes.append(f"{logs.count} log records (target and model) are in log.txt; "
                             "the suite provokes executor rejections on purpose")
     again = _again(result, args)
-    written = write_run(result, out, target_spec=args.target, cwd=os.getcwd(), command=again)
+    written = write_run(result, out, target_spec=target.spec, cwd=os.getcwd(), command=again)
     if logged:
         written.files.insert(0, out / "log.txt")
     if args.json:
@@ -212,7 +252,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         for cx in result.all_counterexamples():
             pictures = written.pictures_of.get(cx.clause, written.pictures)
             sys.stdout.write("\n" + steps_text(
-                cx, target=args.target, command=again,
+                cx, target=shown, command=again,
                 pictures=[str(p) for p in pictures if p.suffix == ".svg"]))
         sys.stdout.write(f"\nwritten to {out}/: "
                          + ", ".join(written.rel(p) for p in written.files) + "\n")
@@ -410,9 +450,13 @@ def build_parser() -> argparse.ArgumentParser:
                     "the current directory) or path/to/file.py:attr.",
         epilog=_EXIT_STATUS)
     check.add_argument("system", choices=systems.names(), help="which contract to check")
-    check.add_argument("target", metavar="TARGET",
+    check.add_argument("target", metavar="TARGET", nargs="?",
                        help="module:attr or path/to/file.py:attr, called as the system's "
                             "constructor")
+    check.add_argument("--exec", metavar="COMMAND", default=None,
+                       help="instead of TARGET: a command that serves the implementation over "
+                            "specs/protocol.md (any language; e.g. \"node shim.js wheel.js "
+                            "Wheel\")")
     check.add_argument("--budget", type=positive_float, metavar="SECONDS",
                        help="seconds the levels' search may spend, shared by the levels and "
                             f"their keep-going rounds (default: {DEFAULT_BUDGET:g}; the scaling "

@@ -377,11 +377,22 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
 
     if args.tolerance and args.system != "wheel":
         return unusable("--tolerance applies to wheels only")
+    if (args.exec is None) == (args.target is None):
+        return unusable("give either TARGET or --exec 'COMMAND', not "
+                        + ("both" if args.exec else "neither"))
     try:
-        target = load_target(args.target)
+        if args.exec is not None:  # a child process speaking specs/protocol.md
+            from schedcheck.targets.exec import close_all, exec_factory, exec_spec
+
+            factory: Any = exec_factory(args.exec, args.system)
+            args.target = exec_spec(args.exec)
+        else:
+            factory = load_target(args.target).factory
     except TargetError as exc:
         return unusable(str(exc))
-    why = pipeline.probe_construct(args.system, target.factory)
+    why = pipeline.probe_construct(args.system, factory)
+    if args.exec is not None:
+        close_all()  # the workers start their own
     if why is not None:
         return unusable(f"target {args.target!r} is unusable: {why}")
     database = args.redis or args.db
@@ -419,8 +430,11 @@ def add_command(sub: Any) -> None:
         epilog="exit status: 0 nothing found, 1 a counterexample (report under --out), "
                "2 the target, the arguments or the database are unusable")
     fuzz.add_argument("system", choices=("scheduler", "wheel"), help="which contract to check")
-    fuzz.add_argument("target", metavar="TARGET",
+    fuzz.add_argument("target", metavar="TARGET", nargs="?",
                       help="module:attribute or path/to/file.py:attribute")
+    fuzz.add_argument("--exec", metavar="COMMAND", default=None,
+                      help="instead of TARGET: a command serving the implementation over "
+                           "specs/protocol.md (any language)")
     fuzz.add_argument("--workers", type=_positive(int), default=1, metavar="N",
                       help="search processes on this machine (default: 1)")
     fuzz.add_argument("--db", default=DEFAULT_DB, metavar="DIR",

@@ -154,7 +154,15 @@ def check(
     # graded levels keep going: the scaling clause runs whenever the contract level ran
     graded = not (suite and levels) or _contract_graded(result)
     keep = suite and levels and not first  # the stages after a counterexample run too
-    if cost and graded and (not found() or keep):
+    if cost and graded and getattr(factory, "runs_elsewhere", False):
+        if result is None:
+            result = RunResult.fresh(entry.name, target_name or _name(factory))
+        for cid in (entry.cost_clause, *entry.cost_also):  # steps are counted in this process
+            result.unsupported_clause(cid, "counting the target's steps (it runs in another "
+                                           "process)")
+            result.stats[cid].why = ("not supported: the target runs in another process, so its "
+                                     "cost (Python steps counted here) cannot be measured")
+    elif cost and graded and (not found() or keep):
         say(f"scaling clause {entry.cost_clause}: {label}, a timed run at n and 8n")
         if result is None:
             result = RunResult.fresh(entry.name, target_name or _name(factory))

@@ -6,6 +6,7 @@
 
     TestMyScheduler = scheduler_suite(MyScheduler)              # cls(max_concurrency)
     TestMyWheel = wheel_suite(MyWheel, examples=200, seed=7)    # cls(tick, wheel_size, **o)
+    TestJsWheel = wheel_suite(exec="node shim.js wheel.js Wheel")   # any language
 
 Each call returns a new class (pytest collects it under the name you bind it to) with:
 
@@ -336,27 +337,47 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str
     )
 
 
-def scheduler_suite(factory: Callable[..., Any], settings: Any = None, *,
+def _exec_target(system: str, factory: Callable[..., Any] | None, command: str | None,
+                 name: str) -> tuple[Callable[..., Any], str]:
+    """``factory``, or the child process serving ``command`` (``specs/protocol.md``), and the
+    name its reports and ``replay.py`` use (``exec:COMMAND`` for a command)."""
+    if (factory is None) == (command is None):
+        raise TypeError("give either a factory or exec='COMMAND', not "
+                        + ("both" if command else "neither"))
+    if command is None:
+        assert factory is not None
+        return factory, name
+    from schedcheck.targets.exec import exec_factory, exec_spec
+
+    return exec_factory(command, system), name or exec_spec(command)
+
+
+def scheduler_suite(factory: Callable[..., Any] | None = None, settings: Any = None, *,
                     name: str = "", budget: float | None = None, examples: int | None = None,
-                    seed: int | None = None, keep_going: bool = False) -> type:
-    """A pytest test class running the scheduler suite against ``factory(max_concurrency)``:
-    ``schedcheck check``'s search with its ``budget`` (seconds) or ``examples``, ``seed`` and
-    ``keep_going`` (every broken clause, not only the first); ``settings`` instead runs the
-    suite's state machine under Hypothesis with those settings."""
-    return _suite("scheduler", factory, settings, name=name,
+                    seed: int | None = None, keep_going: bool = False,
+                    exec: str | None = None) -> type:
+    """A pytest test class running the scheduler suite against ``factory(max_concurrency)``,
+    or against the implementation ``exec="COMMAND ..."`` serves (any language, through
+    ``specs/protocol.md``; the child starts when the class is made): ``schedcheck check``'s
+    search with its ``budget`` (seconds) or ``examples``, ``seed`` and ``keep_going`` (every
+    broken clause, not only the first); ``settings`` instead runs the suite's state machine
+    under Hypothesis with those settings."""
+    target, name = _exec_target("scheduler", factory, exec, name)
+    return _suite("scheduler", target, settings, name=name,
                   search=Search(budget, examples, seed, keep_going))
 
 
-def wheel_suite(factory: Callable[..., Any], settings: Any = None, *,
+def wheel_suite(factory: Callable[..., Any] | None = None, settings: Any = None, *,
                 tolerance: bool = False, name: str = "", budget: float | None = None,
                 examples: int | None = None, seed: int | None = None,
-                keep_going: bool = False) -> type:
-    """A pytest test class running the wheel suite against ``factory(tick, wheel_size, **o)``;
-    ``budget``, ``examples``, ``seed``, ``keep_going`` and ``settings`` as for
-    :func:`scheduler_suite`.
+                keep_going: bool = False, exec: str | None = None) -> type:
+    """A pytest test class running the wheel suite against ``factory(tick, wheel_size, **o)``
+    or the implementation ``exec="COMMAND ..."`` serves; ``budget``, ``examples``, ``seed``,
+    ``keep_going`` and ``settings`` as for :func:`scheduler_suite`.
 
     ``tolerance=True`` checks only the invariants (never early, never twice, never after a
     cancel, never lost), for a wheel whose due ticks differ from the contract's by design."""
-    return _suite("wheel", factory, settings, name=name, tolerance=tolerance,
+    target, name = _exec_target("wheel", factory, exec, name)
+    return _suite("wheel", target, settings, name=name, tolerance=tolerance,
                   search=Search(budget, examples, seed, keep_going))
 

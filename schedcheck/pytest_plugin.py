@@ -99,13 +99,18 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     labels = class_names([system for system, _ in targets])
     for (system, spec), label in zip(targets, labels):
         try:
-            target = load_target(spec)
+            if spec.startswith("exec:"):  # a child process speaking specs/protocol.md
+                from schedcheck.targets.exec import exec_factory
+
+                factory: Any = exec_factory(spec[len("exec:"):], system)
+            else:
+                factory = load_target(spec).factory
         except TargetError as exc:
             raise pytest.UsageError(f"--schedcheck-{system}: {exc}") from exc
         if system == "wheel":
-            suite = pytest_api.wheel_suite(target.factory, tolerance=tolerance, name=spec)
+            suite = pytest_api.wheel_suite(factory, tolerance=tolerance, name=spec)
         else:
-            suite = pytest_api.scheduler_suite(target.factory, name=spec)
+            suite = pytest_api.scheduler_suite(factory, name=spec)
         suite.__name__ = suite.__qualname__ = label
         suite.__doc__ = f"schedcheck's {system} suite against {spec}"
         setattr(module, label, suite)

@@ -49,6 +49,7 @@ from hypothesis.stateful import RuleBasedStateMachine, run_state_machine_as_test
 from schedcheck import contract
 from schedcheck.harness import guard
 from schedcheck.harness.outcomes import (
+    CRASHED,
     Observed,
     Ref,
     call_code,
@@ -83,7 +84,7 @@ __all__ = [
 ]
 
 #: How a crash of a target call reads in a step's ``actual`` (``outcomes.observe``).
-CRASHES = ("raises Hang[", "raises OutOfMemory[")
+CRASHES = tuple("raises " + name for name in CRASHED)
 
 #: ``progress(examples_done, steps, failures)`` -- called after every example (machine run).
 Progress = Callable[[int, int, int], None]

@@ -33,8 +33,9 @@ import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["STEP_SECONDS", "StepTimeout", "call_limited", "guarded", "memory_ceiling",
-           "on_step_thread", "step_limit", "step_seconds", "timeouts"]
+__all__ = ["SELF_LIMITED", "STEP_SECONDS", "StepTimeout", "call_limited", "guarded",
+           "memory_ceiling", "on_step_thread", "plain_attribute", "self_limited", "step_limit",
+           "step_seconds", "timeouts"]
 
 #: The longest a single call of the target may take before it counts as a hang.
 STEP_SECONDS = 10.0
@@ -120,6 +121,10 @@ class _StepThread:
 
 
 _worker: dict[str, _StepThread | None] = {"step": None}
+#: Types whose calls (``obj(...)``, ``obj.method(...)``) keep their own time limit and run
+#: no code of the target in this process -- the ``--exec`` proxies: called directly, with no
+#: hand-off to the step thread.
+SELF_LIMITED: set[type] = set()
 #: every step thread's ident: a callback that ran on one ran inside a call of the target
 _step_threads: set[int] = set()
 
@@ -182,6 +187,18 @@ def _plain(klass: type, name: object) -> bool:
     return plain
 
 
+def self_limited(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn`` (a callable or a bound method) keeps its own time limit and runs no code
+    of the target in this process (:data:`SELF_LIMITED`): it needs no step thread."""
+    return type(fn) in SELF_LIMITED or type(getattr(fn, "__self__", None)) in SELF_LIMITED
+
+
+def plain_attribute(obj: object, name: str) -> bool:
+    """Whether reading ``obj.name`` runs no code of the target (a slot or a stored attribute):
+    such a read needs no step thread."""
+    return _plain(type(obj), name)
+
+
 def call_limited(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
     """``fn(*args, **kwargs)`` on the step thread; :class:`StepTimeout` past the limit.
 
@@ -193,6 +210,8 @@ def call_limited(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         return fn(*args, **kwargs)
     if fn is getattr and len(args) == 2 and not kwargs and _plain(type(args[0]), args[1]):
         return getattr(*args)  # reading a stored attribute runs no code of the target
+    if SELF_LIMITED and self_limited(fn):
+        return fn(*args, **kwargs)  # it limits itself (a child process read with a timeout)
     if _abandoned:
         _stop_abandoned()
     worker = _worker["step"]

@@ -25,6 +25,7 @@ from schedcheck.harness import guard
 from schedcheck.targets import adapt
 
 __all__ = [
+    "CRASHED",
     "Observed",
     "Ref",
     "call_code",
@@ -33,6 +34,10 @@ __all__ = [
     "observe_each",
     "observe_model",
 ]
+
+#: How an error name starts when the call crashed rather than answered: a hang, memory, or a
+#: child process (``--exec``) that exited or broke the protocol.
+CRASHED: tuple[str, ...] = ("Hang[", "OutOfMemory[", "Crash[", "ProtocolError[")
 
 #: Exceptions a model may raise: the contract's errors. Anything else is a model bug.
 _MODEL_ERRORS: frozenset[str] = frozenset(adapt.CONTRACT_ERRORS)
@@ -122,6 +127,8 @@ def observe_each(fn: Callable[..., Any], args: list[Any], *,
     """``[observe(fn, a, norm=norm) for a in args]`` in one guarded call: one hand-off to the
     step thread for the whole batch (the per-step reads of every task's state). If the batch
     hangs, the call that hung and the ones after it share its ``Hang`` outcome."""
+    if guard.self_limited(fn):  # each call keeps its own limit: no hand-off at all
+        return [observe(fn, arg, norm=norm) for arg in args]
     done: list[Observed] = []
 
     def run() -> None:

@@ -87,6 +87,12 @@ def lacking_items(cls: Any) -> dict[str, str]:
         for item_id in ids:
             out.setdefault(item_id, declared_lack(what))
 
+    if getattr(cls, "runs_elsewhere", False):  # an --exec target: its steps are not countable
+        for item in (*items_for("scheduler"), *items_for("wheel")):
+            if item.cost:
+                out.setdefault(item.id, "the target runs in another process: its cost (Python "
+                                        "steps counted here) cannot be measured")
+
     if isinstance(caps, WheelCapabilities):
         if not caps.validates_args:
             lack(("W-polish-1", "W-polish-3", "W-polish-4", "W-polish-5"), "validates_args")

@@ -70,8 +70,8 @@ STEP_SECONDS = {step_seconds!r}  #: the check's time limit for one call
 #: the str hash seed the check ran with (None: random): the script runs again under it once
 HASH_SEED = {hash_seed!r}
 
-pin_hash_seed(HASH_SEED)
-factory = load_target(TARGET, CHECKED_IN, SEARCH_PATHS)
+{exec_client}pin_hash_seed(HASH_SEED)
+{factory_line}
 '''
 
 
@@ -120,6 +120,33 @@ def _adapt() -> str:
 
     assert adapt.__file__ is not None
     return _copy_of(adapt.__file__)
+
+
+#: The factory line of an ``--exec`` target's replay: the recorded command, or the one given
+#: as ``python3 replay.py --exec "COMMAND"`` (kept in the environment across the hash-seed
+#: re-run), started in the folder the check ran in.
+_EXEC_FACTORY = '''\
+EXEC = os.environ.get("SCHEDCHECK_REPLAY_EXEC") or TARGET[len("exec:"):]
+factory = ExecTarget(EXEC, {system!r}, cwd=CHECKED_IN, limit=lambda: STEP_SECONDS * 0.8)
+atexit.register(close_all)'''
+
+_EXEC_ARGUMENT = '''\
+if "--exec" in sys.argv[1:-1]:  # replay the same steps against another implementation
+    os.environ["SCHEDCHECK_REPLAY_EXEC"] = sys.argv[sys.argv.index("--exec") + 1]
+'''
+
+
+def _exec_client(target_spec: str) -> str:
+    """For an ``--exec`` target: the protocol's client (copies of
+    ``schedcheck.targets.exec_client`` and ``exec_instances``) and the ``--exec`` argument."""
+    if not target_spec.startswith("exec:"):
+        return ""
+    from schedcheck.targets import exec_client, exec_instances
+
+    assert exec_client.__file__ is not None and exec_instances.__file__ is not None
+    return ("# ---- the process protocol's client (copies of schedcheck.targets.exec_client "
+            "and exec_instances)\nimport atexit\n" + _copy_of(exec_client.__file__) + "\n"
+            + _copy_of(exec_instances.__file__) + "\n" + _EXEC_ARGUMENT + "\n")
 
 
 def _doubles(cx: Counterexample, code: str) -> tuple[str, list[str]]:
@@ -256,8 +283,12 @@ def replay_script(
     head = _HEADER.format(
         needs=("It needs the target\nand schedcheck, whose thread controller drives the "
                "recorded interleaving (it is found\nwhere the checking python found it)."
-               if race else "It needs only\nthe target and the standard library: how the "
-               "check reads replies and the callbacks it\npassed are written out below."),
+               if race else "It starts the\ntarget's command (`python3 replay.py --exec "
+               "'COMMAND'` runs another) and needs only\nthe standard library: the protocol's "
+               "client is written out below."
+               if target_spec.startswith("exec:") else "It needs only\nthe target and the "
+               "standard library: how the check reads replies and the callbacks it\npassed "
+               "are written out below."),
         filename=filename,
         system=cx.system,
         target=target_spec,
@@ -273,6 +304,9 @@ def replay_script(
         adapt=_adapt(),
         doubles=doubles,
         step_seconds=cx.step_seconds or guard.step_seconds(),
+        exec_client=_exec_client(target_spec),
+        factory_line=(_EXEC_FACTORY.format(system=cx.system) if target_spec.startswith("exec:")
+                      else "factory = load_target(TARGET, CHECKED_IN, SEARCH_PATHS)"),
         hash_seed=current_hash_seed(),
     )
     # a race's replay imports schedcheck's thread controller: make it importable first

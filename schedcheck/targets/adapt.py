@@ -114,6 +114,9 @@ def error_name(exc: BaseException) -> str:
     ``TypeError``/``ValueError`` are matched as themselves *after* the contract's own names,
     so a stranger's ``class UnknownTaskError(KeyError)`` counts as ``UnknownTaskError``.
     """
+    verdict = getattr(exc, "schedcheck_verdict", None)
+    if isinstance(verdict, str):  # a child process that hung, crashed or broke the protocol
+        return verdict
     names = {klass.__name__ for klass in type(exc).__mro__}
     for name in CONTRACT_ERRORS[2:]:
         if name in names:  # schedcheck.contract's classes are named so too

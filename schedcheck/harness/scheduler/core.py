@@ -46,6 +46,7 @@ from schedcheck.harness.common import (
     unshrunk_settings,
 )
 from schedcheck.harness.minimize import run_reduced
+from schedcheck.harness.outcomes import CRASHED
 from schedcheck.harness.program import GenerationOf, Op, atomic, generation_of
 from schedcheck.harness.result import CONTRACT_ONLY, RunResult, Step
 from schedcheck.harness.scheduler.fixtures import noop
@@ -358,7 +359,7 @@ class SchedulerCoreMachine(SuiteMachine):
     def _returned(self, clause: str, step: Step, got: Observed, what: str) -> None:
         """A callback whose reply is not compared (any answer will do) must still return: a
         hang or a crash out of memory there is that rule's breach."""
-        if got.error and got.error.startswith(("Hang[", "OutOfMemory[")):
+        if got.error and got.error.startswith(CRASHED):
             step.expected = "returns (any reply)"
             self.diverge(clause, f"{what} must change nothing and return, but it "
                          f"{got.describe()}", step=step)

@@ -427,9 +427,13 @@ class WheelChecks(SuiteMachine):
 
     def _check_handles(self) -> None:
         attrs = ("fired", "cancelled", "deadline")
-        # every handle's three attributes in one guarded batch (one hand-off per step)
-        reads = iter(observe_each(_read, [(self.t_handles[rec.name], attr)
-                                          for rec in self.ledger.timers for attr in attrs]))
+        # every handle's three attributes in one guarded batch (one hand-off per step), or
+        # read here when each is a stored attribute, which runs no code of the target
+        pairs = [(self.t_handles[rec.name], attr) for rec in self.ledger.timers for attr in attrs]
+        if all(guard.plain_attribute(h, a) and hasattr(h, a) for h, a in pairs):
+            reads = iter([Observed(value=getattr(h, a)) for h, a in pairs])
+        else:
+            reads = iter(observe_each(_read, pairs))
         for rec in self.ledger.timers:
             if not self.tolerance:
                 mh = self.m_handles[rec.name]

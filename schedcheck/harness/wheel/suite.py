@@ -448,7 +448,10 @@ def make_wheel_machine(
     drawn = configs(support)
     # a timer that fires at the deadline itself has no due ticks to compare: invariants only
     tolerance = tolerance or not support.caps.due_ticks or support.caps.early_by is not None
-    if exempt(factory):
+    if getattr(factory, "runs_elsewhere", False):  # a child process: no objects to walk here
+        result.unsupported_clause(W_MEM, "a memory that can be walked (it runs in another "
+                                         "process)")
+    elif exempt(factory):
         result.unsupported_clause(W_MEM, f"a bound on the timers it keeps ({EXEMPT})")
     elif tolerance:
         result.unsupported_clause(W_MEM, "the contract's memory bound (tolerance mode checks "
