@@ -230,8 +230,9 @@ def _guarded_scaling(entry: System, factory: Callable[..., Any], result: RunResu
                      kwargs: dict[str, Any]) -> None:
     """The scaling clause under the guards; a hang or a crash leaves it not reached, saying
     so (the suite judges misbehaviour; a timed run only measures cost)."""
-    from schedcheck.harness import guard
+    from schedcheck.harness import guard, supervisor
 
+    supervisor.send("checkpoint", result)  # supervised: what a scaling run that dies leaves
     why = ""
     with guard.guarded(seconds=SCALING_SECONDS):
         try:

@@ -47,7 +47,7 @@ from hypothesis.control import current_build_context
 from hypothesis.stateful import RuleBasedStateMachine, run_state_machine_as_test
 
 from schedcheck import contract
-from schedcheck.harness import guard
+from schedcheck.harness import guard, supervisor
 from schedcheck.harness.outcomes import (
     Observed,
     Ref,
@@ -196,6 +196,8 @@ class SuiteMachine(RuleBasedStateMachine):
         self.ctx: RunContext = ctx
         self.result: RunResult = ctx.result
         self.trace = Recorder()
+        if supervisor.active():
+            supervisor.send("example")
         #: the atomic calls of this run (``program.atomic``), replayable by ``minimize``
         self.program: Program | None = Program()
         self._finished = False
@@ -316,6 +318,8 @@ class SuiteMachine(RuleBasedStateMachine):
         norm_name)`` (``name``: the variable the step's code assigned).
         """
         kw = dict(kwargs or {})
+        if supervisor.active():
+            supervisor.send("clause", clause)
         expected = observe_model(model_fn, *args, norm=norm, **_own_lists(kw))
         actual = observe(target_fn, *(args if target_args is None else target_args),
                          norm=target_norm if target_norm is not None else norm,
@@ -344,7 +348,8 @@ class SuiteMachine(RuleBasedStateMachine):
         -- either way the other clauses keep being checked.
         """
         crashed = step is not None and step.actual.startswith(CRASHES)
-        if clause in self.set_aside or (clause in self.level_aside and not crashed):
+        if (clause in self.set_aside or clause in guard.clauses_aside
+                or (clause in self.level_aside and not crashed)):
             if self.can_continue(clause):
                 at = step if step is not None else (self.trace.steps[-1]
                                                     if self.trace.steps else None)

@@ -104,6 +104,8 @@ def observe(
         raw = guard.call_limited(fn, *args, **kwargs)
     except guard.StepTimeout as exc:  # a hang is a verdict against this call
         return Observed(error=f"Hang[no reply within {guard.step_seconds():g} s]", exc=exc)
+    except guard.SetAside:  # an operation that misbehaved before: the example is rejected
+        raise
     except MemoryError as exc:  # a crash under the memory ceiling, never a refusal
         return Observed(error=f"OutOfMemory[MemoryError{': ' + str(exc) if str(exc) else ''}]",
                         exc=exc)
