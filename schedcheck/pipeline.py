@@ -233,6 +233,11 @@ def _guarded_scaling(entry: System, factory: Callable[..., Any], result: RunResu
     from schedcheck.harness import guard, supervisor
 
     supervisor.send("checkpoint", result)  # supervised: what a scaling run that dies leaves
+    if guard.methods_aside():  # the timed run would call them with nothing to stop it
+        result.stats[entry.cost_clause].why = (
+            "not reached: the timed run was not made, since "
+            f"{', '.join(m + '()' for m in sorted(guard.methods_aside()))} misbehaved")
+        return
     why = ""
     with guard.guarded(seconds=SCALING_SECONDS):
         try:

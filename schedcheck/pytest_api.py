@@ -144,29 +144,38 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str
         from schedcheck.harness.common import RunContext, run_suite
         from schedcheck.harness.minimize import reduce_found
         from schedcheck.harness.result import RunResult
+        from schedcheck.supervised import run_in_child
 
         if unusable is not None:
             pytest.fail(f"target {name!r} is unusable: {unusable}", pytrace=False)
-        result = RunResult.fresh(system, name)
-        fresh = suite_machine(system, factory, name=name, tolerance=tolerance, result=result)
         chosen = self.settings
-        ctx = RunContext(result)
-        try:
+
+        def run() -> RunResult:
+            result = RunResult.fresh(system, name)
+            fresh = suite_machine(system, factory, name=name, tolerance=tolerance,
+                                  result=result)
+            ctx = RunContext(result)
             run_suite(fresh, result, chosen, keep_database=True, context=ctx)
+            if result.counterexample is not None:
+                # the one reduction every stage shares: delta debugging over the failing
+                # run's atomic program (Hypothesis's shrinker ran first, as the database
+                # needs it); its replays run inside Hypothesis tests of their own, whose
+                # statistics must not replace this test's in pytest's report
+                from hypothesis.statistics import collector
+
+                with collector.with_value(None):
+                    reduce_found(fresh, result, ctx.final_program or ctx.last_program)
+            return result
+
+        # the target runs in a supervised child: a call that hangs, crashes or exits is a
+        # failure of this test, and nothing of the target outlives it in this session
+        try:
+            result = run_in_child(system, factory, run, target_name=name)
         except unittest.SkipTest:
             if Phase.generate in chosen.phases:
                 raise
             pytest.skip(f"nothing to replay: the example database holds no example of the "
                         f"{system} suite against {name}")
-        if result.counterexample is not None:
-            # the one reduction every stage shares: delta debugging over the failing run's
-            # atomic program (Hypothesis's shrinker ran first, as the database needs it)
-            # its replays run inside Hypothesis tests of their own, whose statistics must not
-            # replace this test's in pytest's report
-            from hypothesis.statistics import collector
-
-            with collector.with_value(None):
-                reduce_found(fresh, result, ctx.final_program or ctx.last_program)
         if not result.ok:
             out = request.getfixturevalue("tmp_path_factory").mktemp(f"schedcheck-{system}")
             _fail_with(result, out, name)
@@ -176,9 +185,9 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str
         test_behaves_like_the_model._hypothesis_state_machine_class = machine  # type: ignore[attr-defined]
 
     def test_cost_grows_linearly(self: Any) -> None:
-        from schedcheck import systems
+        from schedcheck import supervised, systems
 
-        result = pipeline.check(system, factory, target_name=name, suite=False)
+        result = supervised.check(system, factory, target_name=name, suite=False)
         cost = systems.get(system).cost_clause
         assert result.ok, "; ".join(n for n in result.notes if n.startswith(cost)) or cost
 

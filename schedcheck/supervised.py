@@ -140,13 +140,13 @@ def _left(budget: float | None, started: float, hard: float | None,
     """The budget of the next child's search: what is left of ``budget``; after a
     misbehaving call at least :data:`RESTART_SHARE` of it, as far as the deadline ``hard``
     allows with :data:`RESERVE_SECONDS` kept for the card (0.0: no time to start again)."""
-    if budget is None or hard is None:
+    if budget is None or hard is None or not restarted:
         return budget
     now = time.monotonic()
     left = budget - (now - started)
     if restarted:
         left = min(max(left, budget * RESTART_SHARE), hard - RESERVE_SECONDS - now)
-    return left if left >= MIN_RESTART_SECONDS else (0.0 if restarted else MIN_RESTART_SECONDS)
+    return left if left >= MIN_RESTART_SECONDS else 0.0
 
 
 def _name(factory: Callable[..., Any]) -> str:
@@ -409,3 +409,31 @@ def _fold(result: RunResult, found: list[Counterexample], notes: list[str]) -> N
         result.counterexamples = [*found, *others]
         result.seen_broken.update({cx.clause: cx for cx in found})
     result.notes[:0] = notes
+
+
+def run_in_child(system: System | str, factory: Callable[..., Any],
+                 run: Callable[[], RunResult], *, target_name: str = "",
+                 step_seconds: float | None = None, memory_mib: int = DEFAULT_MEMORY_MIB,
+                 shrink: bool = True) -> RunResult:
+    """``run()`` (a suite run against ``factory`` returning its RunResult) in a supervised
+    child: the pytest API's test and a fuzz worker use it. A call that misbehaves makes a
+    RunResult whose counterexample it is (reduced unless ``shrink=False``); what ``run``
+    raises is raised here (as an internal error when it cannot cross processes)."""
+    from schedcheck.contract import SchedcheckInternalError
+
+    entry = _system(system)
+    seconds = step_seconds or guard.step_seconds()
+    outcome = run_supervised(run, step_seconds=seconds, memory_mib=memory_mib)
+    if outcome.kind == "returned":
+        if outcome.error:
+            if isinstance(outcome.value, BaseException):
+                raise outcome.value
+            raise SchedcheckInternalError(outcome.error)
+        assert isinstance(outcome.value, RunResult)
+        return outcome.value
+    result = RunResult.fresh(entry.name, target_name or _name(factory))
+    if outcome.misbehaved:
+        cx = _reduced(entry, factory, outcome, seconds, memory_mib, {"shrink": shrink}, None)
+        _fold(result, [cx], [f"{cx.clause}: {outcome.method or 'a call'}() "
+                              f"{outcome.describe(seconds, memory_mib)}"])
+    return result

@@ -83,7 +83,7 @@ __all__ = [
 ]
 
 #: How a crash of a target call reads in a step's ``actual`` (``outcomes.observe``).
-CRASHES = ("raises Hang[", "raises OutOfMemory[")
+CRASHES = ("raises Hang[", "raises OutOfMemory[", "raises Crash[", "raises Exit[")
 
 #: ``progress(examples_done, steps, failures)`` -- called after every example (machine run).
 Progress = Callable[[int, int, int], None]

@@ -43,8 +43,8 @@ from hypothesis.errors import UnsatisfiedAssumption
 from schedcheck.harness import supervisor
 
 __all__ = ["STEP_SECONDS", "SetAside", "StepTimeout", "call_limited", "guarded",
-           "memory_ceiling", "on_step_thread", "set_aside", "step_limit", "step_seconds",
-           "timeouts"]
+           "memory_ceiling", "methods_aside", "on_step_thread", "set_aside", "step_limit",
+           "step_seconds", "timeouts"]
 
 #: The longest a single call of the target may take before it counts as a hang.
 STEP_SECONDS = 10.0
@@ -99,6 +99,11 @@ def set_aside(methods: Iterable[str], clauses: Iterable[str] = ()) -> None:
     and divergences of ``clauses`` are no counterexample."""
     _set_aside.update(methods)
     clauses_aside.update(clauses)
+
+
+def methods_aside() -> frozenset[str]:
+    """The target methods :func:`set_aside` in this process."""
+    return frozenset(_set_aside)
 
 
 def timeouts() -> int:

@@ -107,6 +107,7 @@ def observe(
     except guard.SetAside:  # an operation that misbehaved before: the example is rejected
         raise
     except MemoryError as exc:  # a crash under the memory ceiling, never a refusal
+        exc = exc.with_traceback(None)  # its frames hold what the target allocated
         return Observed(error=f"OutOfMemory[MemoryError{': ' + str(exc) if str(exc) else ''}]",
                         exc=exc)
     except Exception as exc:

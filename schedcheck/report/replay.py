@@ -176,7 +176,7 @@ def _observed(st: Step, code: str) -> str | None:
         return st.again
     if st.expected and st.expected == st.actual:
         return None
-    if st.actual.startswith(("raises Hang[", "raises OutOfMemory[")):
+    if st.actual.startswith(("raises Hang[", "raises OutOfMemory[", *ENDS_PROCESS)):
         return None  # the step limit reports a hang; memory is the check's own ceiling
     if st.observed:
         return st.observed
@@ -209,6 +209,10 @@ def _block(code: str) -> str:
     return f"{body}\n        pass" if only_comments else body
 
 
+#: How a step that ended the check's process reads (``schedcheck.supervised``).
+ENDS_PROCESS = ("raises Crash[", "raises Exit[")
+
+
 def _step_lines(st: Step, cx: Counterexample) -> list[str]:
     lines = [f"# step {st.index}: {st.words}"]
     if st.diverged:
@@ -223,6 +227,9 @@ def _step_lines(st: Step, cx: Counterexample) -> list[str]:
         lines.append(f"#   (differs from the model on {st.aside.replace(',', ', ')}, set aside "
                      "in this run: not compared here)")
         check = None
+    if st.diverged and st.actual.startswith(ENDS_PROCESS):  # the replay survives the step
+        code = (f"ends_process({st.index}, {st.words!r}, {st.actual!r}, {code!r}, "
+                "globals())")
     lines += [f"with step_limit({st.index}, {st.words!r}, STEP_SECONDS):",
               "    try:", _block(code),
               "    except Exception as _e:", "        _raised = _e",

@@ -1,0 +1,82 @@
+"""Whatever the target does, ``schedcheck check`` ends with a verdict.
+
+Each hostile target (``targets.py``) is the bundled scheduler or wheel with one call that
+never returns, ends the process, allocates or recurses without bound, or leaves a thread
+behind. The check must exit 1 with a card naming that call, print no traceback, and leave
+nothing of the target running: no child process, no thread. Budgets, step limits, seeds and
+the Hypothesis profile are pinned on the command line, so the run is the same whatever the
+environment selects.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from schedcheck import cli
+from tests.hostile.targets import BEHAVIOURS
+
+HERE = Path(__file__).parent
+TARGETS = HERE / "targets.py"
+#: what the card says of the call, per kind of misbehaviour
+SAYS = {"spin": "did not return within 1 s", "lock": "did not return within 1 s",
+        "exit": "the process exited with status 0", "segfault": "killed by SIGSEGV",
+        "memory": "OutOfMemory", "recursion": "RecursionError", "thread": "counterexample"}
+METHOD = {"scheduler": "complete(", "wheel": "advance("}
+
+
+def children() -> list[str]:
+    """The ids of this process's child processes (from /proc, every thread's list)."""
+    pids: list[str] = []
+    for task in os.listdir(f"/proc/{os.getpid()}/task"):
+        try:
+            text = Path(f"/proc/{os.getpid()}/task/{task}/children").read_text()
+        except OSError:
+            continue
+        pids += text.split()
+    return pids
+
+
+def threads() -> int:
+    return len(os.listdir(f"/proc/{os.getpid()}/task"))
+
+
+def check(system: str, target: str, out: Path, *more: str) -> int:
+    return cli.main(["check", system, target, "--budget", "5", "--step-seconds", "1",
+                     "--seed", "1", "--profile", "ci", "--memory-limit", "256", "--no-cost",
+                     "--out", str(out), *more])
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux's /proc")
+@pytest.mark.parametrize("system", ["scheduler", "wheel"])
+@pytest.mark.parametrize("kind", sorted(BEHAVIOURS))
+def test_a_misbehaving_call_is_a_verdict_and_nothing_is_left_running(
+        system: str, kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = threads()
+    name = f"{kind.title()}{system.title()}"
+    code = check(system, f"{TARGETS}:{name}", tmp_path / "out")
+    shown = capsys.readouterr()
+    text = shown.out + shown.err
+    assert code == 1, text
+    assert "Traceback" not in text
+    assert "report card" in shown.out
+    assert METHOD[system] in shown.out
+    assert SAYS[kind] in shown.out, shown.out
+    assert (tmp_path / "out" / "report.json").exists()
+    assert children() == []
+    assert threads() == before, [t.name for t in threading.enumerate()]
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux's /proc")
+def test_a_hang_is_reduced_reported_once_and_its_replay_fails_at_the_call(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = check("scheduler", f"{TARGETS}:LockScheduler", tmp_path / "out")
+    shown = capsys.readouterr().out
+    assert code == 1
+    assert shown.count("did not return within 1 s --") == 1  # one counterexample for it
+    assert "each in a fresh process" in shown  # reduced in fresh children
+    assert "replay: verified: fails at step" in shown
+    assert children() == []
