@@ -281,7 +281,8 @@ def _cut_short(entry: System, watch: _Watch, outcome: Outcome, name: str, second
 # ---------------------------------------------------------------------------------------------
 
 #: How a misbehaving call reads as a step's outcome (``raises KIND[...]``).
-_KINDS = {"hung": "Hang", "memory": "OutOfMemory", "signal": "Crash", "exited": "Exit"}
+_KINDS = {"hung": "Hang", "memory": "OutOfMemory", "signal": "Crash", "exited": "Exit",
+          "threads": "StrayThreads"}
 
 
 def misbehaviour_counterexample(entry: System, outcome: Outcome, step_seconds: float,

@@ -83,7 +83,8 @@ __all__ = [
 ]
 
 #: How a crash of a target call reads in a step's ``actual`` (``outcomes.observe``).
-CRASHES = ("raises Hang[", "raises OutOfMemory[", "raises Crash[", "raises Exit[")
+CRASHES = ("raises Hang[", "raises OutOfMemory[", "raises Crash[", "raises Exit[",
+           "raises StrayThreads[")
 
 #: ``progress(examples_done, steps, failures)`` -- called after every example (machine run).
 Progress = Callable[[int, int, int], None]

@@ -248,6 +248,8 @@ def _supervised_call(fn: Callable[..., Any], args: tuple[Any, ...],
         return fn(*args, **kwargs)
     finally:
         supervisor.left(outermost)
+        if outermost and threading.active_count() > supervisor.thread_bound():
+            supervisor.too_many_threads(name, threading.active_count())
 
 
 def _vm_size() -> int | None:

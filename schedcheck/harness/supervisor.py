@@ -17,7 +17,7 @@ program of a reduction -- while the parent watches it:
 The parent ends the child's whole process group (``SIGKILL``: no thread, no grandchild left)
 when a call does not return within its limit, when the stage runs past its deadline, or
 after the child dies -- an exit status, a signal such as ``SIGSEGV``, the memory limit
-(``RLIMIT_AS`` in the child). Nothing is ever raised into the target's frames: the child is
+(``RLIMIT_DATA`` in the child). Nothing is ever raised into the target's frames: the child is
 simply stopped. :class:`Outcome` says how it ended, with the messages of the example under
 way.
 
@@ -37,6 +37,7 @@ import select
 import signal
 import struct
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -65,6 +66,8 @@ class _Child:
     out: int = -1
     depth: int = 0
     limit: float = 0.0
+    threads: int = 1  #: threads when the child started
+    memory_mib: int = DEFAULT_MEMORY_MIB
 
 
 def active() -> bool:
@@ -111,6 +114,27 @@ def left(outermost: bool) -> None:
         _HEAD.pack_into(_Child.page, 0, 0.0, 0.0)
 
 
+#: How many more threads than it started with a child may have after a call of the target
+#: returns: past it, the target leaves threads running (one per call, say), and the child
+#: ends with that verdict before they exhaust the process.
+STRAY_THREADS = 64
+
+
+def thread_bound() -> int:
+    """The most threads this child may have between calls of the target: at most
+    :data:`STRAY_THREADS` more than at its start, and fewer under a small memory limit (each
+    thread's stack takes 8 MiB of address space)."""
+    return _Child.threads + min(STRAY_THREADS, max(4, _Child.memory_mib // 16))
+
+
+def too_many_threads(method: str, count: int) -> None:
+    """End this child: the call of ``method`` left ``count`` threads running."""
+    send("threads", method, count)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(4)
+
+
 def call_limit() -> float:
     """The time limit of each call of the target in this child (0.0: not a child)."""
     return _Child.limit
@@ -122,16 +146,17 @@ def set_call_limit(seconds: float) -> None:
 
 
 def memory_limit_bytes(mib: int) -> int | None:
-    """The address-space limit for a child that may grow by ``mib`` MiB (None: not POSIX)."""
-    size = _vm_size()
+    """The data-segment limit (``RLIMIT_DATA``: the private writable memory, heap and
+    anonymous maps) of a child that may grow by ``mib`` MiB (None: not known here)."""
+    size = _vm_data()
     return None if size is None else size + (mib << 20)
 
 
-def _vm_size() -> int | None:
+def _vm_data() -> int | None:
     try:
         with open("/proc/self/status") as status:
             for line in status:
-                if line.startswith("VmSize:"):
+                if line.startswith("VmData:"):
                     return int(line.split()[1]) * 1024
     except OSError:
         return None
@@ -145,7 +170,9 @@ class Outcome:
     ``kind``: ``"returned"`` (``value`` is what the function returned, or ``error`` the text
     of what it raised), ``"hung"`` (a call past its limit), ``"signal"`` (killed by signal
     ``code``), ``"exited"`` (it left with status ``code`` before returning), ``"memory"``
-    (it died past the memory limit), ``"overtime"`` (the stage ran past its deadline)."""
+    (it died past the memory limit), ``"threads"`` (after a call, ``code`` threads were
+    running: more than :data:`STRAY_THREADS` above the start), ``"overtime"`` (the stage ran
+    past its deadline)."""
 
     kind: str
     value: Any = None
@@ -159,7 +186,7 @@ class Outcome:
 
     @property
     def misbehaved(self) -> bool:
-        return self.kind in ("hung", "signal", "exited", "memory")
+        return self.kind in ("hung", "signal", "exited", "memory", "threads")
 
     def describe(self, step_seconds: float, memory_mib: int) -> str:
         """The misbehaviour in words, as a step's outcome reads it."""
@@ -167,6 +194,9 @@ class Outcome:
             return f"did not return within {step_seconds:g} s"
         if self.kind == "memory":
             return f"went past the memory limit of {memory_mib} MiB"
+        if self.kind == "threads":
+            return (f"returned, leaving threads that do not end ({self.code} threads "
+                    "running, more than the check allows)")
         if self.kind == "signal":
             return f"the process was killed by {_signal_name(self.code)}"
         if self.kind == "exited":
@@ -211,6 +241,7 @@ def run_supervised(
             gc.unfreeze()
     if pid == 0:  # the child: never returns
         os.close(read_fd)
+        _Child.memory_mib = memory_mib
         _child_main(fn, page, write_fd, step_seconds, limit)
     os.close(write_fd)
     with contextlib.suppress(OSError):  # the child did it first (or is gone already)
@@ -237,14 +268,17 @@ def _child_main(fn: Callable[[], Any], page: mmap.mmap, out: int, step_seconds: 
                 import resource
 
                 resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core file per crash
-                _, hard = resource.getrlimit(resource.RLIMIT_AS)
+                # RLIMIT_DATA, not RLIMIT_AS: the address space a thread's malloc arena
+                # reserves (64 MiB each, never touched) is no runaway allocation
+                _, hard = resource.getrlimit(resource.RLIMIT_DATA)
                 if hard != resource.RLIM_INFINITY:
                     limit = min(limit, hard)
-                resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+                resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
             except (ImportError, ValueError, OSError):
                 pass
         _Child.page, _Child.out, _Child.depth = page, out, 0
         _Child.limit = step_seconds
+        _Child.threads = threading.active_count()
         try:
             value = fn()
         except MemoryError:
@@ -305,6 +339,10 @@ def _watch(pid: int, fd: int, page: mmap.mmap, deadline: Callable[[], float | No
                     continue
                 elif kind == "memory":
                     final = Outcome("memory", method=_method(page), example=example)
+                    continue
+                elif kind == "threads":
+                    final = Outcome("threads", method=message[1], code=message[2],
+                                    example=example)
                     continue
                 example.append(message)
                 if on_message is not None:

@@ -176,7 +176,8 @@ def _observed(st: Step, code: str) -> str | None:
         return st.again
     if st.expected and st.expected == st.actual:
         return None
-    if st.actual.startswith(("raises Hang[", "raises OutOfMemory[", *ENDS_PROCESS)):
+    if st.actual.startswith(("raises Hang[", "raises OutOfMemory[", "raises StrayThreads[",
+                             *ENDS_PROCESS)):
         return None  # the step limit reports a hang; memory is the check's own ceiling
     if st.observed:
         return st.observed
@@ -284,7 +285,7 @@ def replay_script(
     )
     # a race's replay imports schedcheck's thread controller: make it importable first
     needs = ["need_schedcheck(SEARCH_PATHS)", ""] if race else []
-    lines = [head, *needs, *preamble,
+    lines = [head, *needs, *preamble, "end_at_once()  # a thread the target left cannot hold it",
              "with step_limit(-1, 'build the target', STEP_SECONDS):",
              textwrap.indent(setup, "    "), ""]
     lane: str | None = None
@@ -297,5 +298,6 @@ def replay_script(
         'print("did not reproduce: every step behaved as the model did '
         '(the target was fixed, or the failure depends on timing)")'
     )
+    lines.append("end_now(0)")
     lines.append(f"# {command or 'schedcheck check ' + cx.system + ' ' + target_spec}")
     return "\n".join(lines) + "\n"

@@ -39,8 +39,9 @@ from typing import Any
 # the replay defines these itself (its copy of schedcheck.targets.adapt, standard library only too)
 from schedcheck.targets.adapt import error_name, norm_claim, norm_claims, norm_info, norm_reply
 
-__all__ = ["MAX_WALK", "current_hash_seed", "differs", "ends_process", "entries_held",
-           "load_target", "need_schedcheck", "pin_hash_seed", "reproduced", "same", "step_limit"]
+__all__ = ["MAX_WALK", "current_hash_seed", "differs", "end_at_once", "end_now", "ends_process",
+           "entries_held", "load_target", "need_schedcheck", "pin_hash_seed", "reproduced",
+           "same", "step_limit"]
 
 #: Set in the environment of the replay's one re-run under the check's hash seed.
 _PINNED = "SCHEDCHECK_REPLAY_HASH_SEED_PINNED"
@@ -170,6 +171,26 @@ class step_limit:
             raise AssertionError(
                 f"step {self.index} ({self.words}): no reply within {self.seconds:g} s -- the "
                 "call hangs, as it did when this counterexample was found") from None
+
+
+def end_now(status: int = 0) -> None:
+    """Leave at once with ``status``: a thread the target left running (not a daemon) does
+    not keep the replay from ending. Also installed as the last word of an uncaught error
+    (its traceback printed first, exit status 1)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
+
+
+def _print_then_end(kind: type[BaseException], exc: BaseException,
+                    tb: TracebackType | None) -> None:
+    sys.__excepthook__(kind, exc, tb)
+    end_now(1)
+
+
+def end_at_once() -> None:
+    """An uncaught error ends the replay at once, whatever threads the target started."""
+    sys.excepthook = _print_then_end
 
 
 #: The exit status of the copy that ran a step to its end (see :func:`ends_process`).
