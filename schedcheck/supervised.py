@@ -132,6 +132,9 @@ def check(
                              "call: " + ("the budget was spent" if len(found) < MAX_RESTARTS
                                          else f"{MAX_RESTARTS} operations misbehaved"))
     _fold(result, found, notes)
+    result.notes.append(f"the target ran in a supervised process: each call within "
+                        f"{seconds:g} s (--step-seconds), at most {memory_mib} MiB more memory "
+                        "(--memory-limit)")
     return result
 
 
@@ -146,7 +149,7 @@ def _left(budget: float | None, started: float, hard: float | None,
     left = budget - (now - started)
     if restarted:
         left = min(max(left, budget * RESTART_SHARE), hard - RESERVE_SECONDS - now)
-    return left if left >= MIN_RESTART_SECONDS else 0.0
+    return round(left, 1) if left >= MIN_RESTART_SECONDS else 0.0
 
 
 def _name(factory: Callable[..., Any]) -> str:

@@ -80,3 +80,50 @@ def test_a_hang_is_reduced_reported_once_and_its_replay_fails_at_the_call(
     assert "each in a fresh process" in shown  # reduced in fresh children
     assert "replay: verified: fails at step" in shown
     assert children() == []
+
+
+@pytest.mark.parametrize(("system", "spec"), [("scheduler", "schedcheck.impl:Scheduler"),
+                                              ("wheel", "schedcheck.impl:HashedTimingWheel")])
+def test_a_correct_target_gets_the_same_verdicts_supervised_as_in_process(
+        system: str, spec: str) -> None:
+    from schedcheck import pipeline, supervised
+    from schedcheck.targets import load_target
+
+    factory = load_target(spec).factory
+    pinned = {"examples": 12, "seed": 3, "profile": "ci", "cost": False, "levels": True}
+    plain = pipeline.check(system, factory, target_name=spec, **pinned)
+    watched = supervised.check(system, factory, target_name=spec, **pinned)
+    assert plain.ok and watched.ok
+    assert ({cid: s.verdict for cid, s in watched.stats.items()}
+            == {cid: s.verdict for cid, s in plain.stats.items()})
+    assert watched.examples == plain.examples
+    assert children() == []
+
+
+def test_a_correct_target_exits_0_under_supervision(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    code = cli.main(["check", "scheduler", "schedcheck.impl:Scheduler", "--examples", "10",
+                     "--seed", "1", "--profile", "ci", "--no-cost", "--out", str(tmp_path)])
+    shown = capsys.readouterr().out
+    assert code == 0, shown
+    assert "the target ran in a supervised process" in shown
+    assert children() == []
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux's /proc")
+def test_the_pytest_api_fails_a_hanging_target_and_the_session_goes_on(
+        request: pytest.FixtureRequest) -> None:
+    from hypothesis import settings
+
+    from schedcheck import scheduler_suite
+    from schedcheck.harness import guard
+    from tests.hostile.targets import LockScheduler
+
+    before = threads()
+    suite = scheduler_suite(LockScheduler, settings=settings(
+        max_examples=20, database=None, derandomize=True, deadline=None))
+    with guard.step_limit(1.0), pytest.raises(pytest.fail.Exception,
+                                              match="did not return within 1 s"):
+        suite().test_behaves_like_the_model(request)
+    assert children() == []
+    assert threads() == before
