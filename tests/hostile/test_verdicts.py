@@ -73,12 +73,21 @@ def test_a_misbehaving_call_is_a_verdict_and_nothing_is_left_running(
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux's /proc")
 def test_a_hang_is_reduced_reported_once_and_its_replay_fails_at_the_call(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
     code = check("scheduler", f"{TARGETS}:LockScheduler", tmp_path / "out")
-    shown = capsys.readouterr().out
+    capsys.readouterr()
     assert code == 1
-    assert shown.count("did not return within 1 s --") == 1  # one counterexample for it
-    assert "each in a fresh process" in shown  # reduced in fresh children
-    assert "replay: verified: fails at step" in shown
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    found = [report["counterexample"], *report["other_counterexamples"]]
+    hangs = [cx for cx in found if "did not return within 1 s" in cx["message"]]
+    assert len(hangs) == 1  # reported once: the search went on without complete()
+    hang = hangs[0]
+    assert "each in a fresh process" in hang["message"]  # reduced in fresh children
+    last = hang["steps"][-1]
+    assert last["diverged"] and "complete(" in last["code"]
+    assert last["actual"] == "raises Hang[did not return within 1 s]"
+    assert hang["replay_check"] == f"verified: fails at step {last['index']} as shown"
     assert children() == []
 
 
