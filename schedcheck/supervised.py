@@ -374,7 +374,7 @@ def _reduced(entry: System, factory: Callable[..., Any], outcome: Outcome, secon
         runs[0] += 1
 
         def candidate() -> Counterexample | None:
-            cx, _ = _in_test_context(lambda: replay(machine, ops))
+            cx: Counterexample | None = _in_test_context(lambda: replay(machine, ops))[0]
             return cx
 
         got = run_supervised(candidate, step_seconds=seconds, deadline=lambda: ends,
