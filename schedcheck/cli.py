@@ -197,6 +197,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         result.notes.append(f"{logs.count} log records (target and model) are in log.txt; "
                             "the suite provokes executor rejections on purpose")
     again = _again(result, args)
+    if result.counterexample is not None:  # each replay.py is run once: never a silence
+        say(f"writing the report to {out}/ (each replay.py is run once to verify it)")
     written = write_run(result, out, target_spec=args.target, cwd=os.getcwd(), command=again)
     if logged:
         written.files.insert(0, out / "log.txt")

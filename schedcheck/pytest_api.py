@@ -150,19 +150,24 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str
             pytest.fail(f"target {name!r} is unusable: {unusable}", pytrace=False)
         chosen = self.settings
 
+        from hypothesis.statistics import collector, note_statistics
+
+        heard: list[Any] = []  # Hypothesis's statistics of the run, for pytest's report
+
         def run() -> RunResult:
             result = RunResult.fresh(system, name)
             fresh = suite_machine(system, factory, name=name, tolerance=tolerance,
                                   result=result)
             ctx = RunContext(result)
-            run_suite(fresh, result, chosen, keep_database=True, context=ctx)
+            listening = collector.value is not None
+            with collector.with_value(heard.append if listening else None):
+                run_suite(fresh, result, chosen, keep_database=True, context=ctx)
+            result.hypothesis_statistics = heard  # type: ignore[attr-defined]
             if result.counterexample is not None:
                 # the one reduction every stage shares: delta debugging over the failing
                 # run's atomic program (Hypothesis's shrinker ran first, as the database
                 # needs it); its replays run inside Hypothesis tests of their own, whose
                 # statistics must not replace this test's in pytest's report
-                from hypothesis.statistics import collector
-
                 with collector.with_value(None):
                     reduce_found(fresh, result, ctx.final_program or ctx.last_program)
             return result
@@ -171,6 +176,8 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str
         # failure of this test, and nothing of the target outlives it in this session
         try:
             result = run_in_child(system, factory, run, target_name=name)
+            for stats in getattr(result, "hypothesis_statistics", ()):
+                note_statistics(stats)  # what the child's run told Hypothesis's collector
         except unittest.SkipTest:
             if Phase.generate in chosen.phases:
                 raise
