@@ -88,16 +88,18 @@ def check(
     hard = None if budget is None else started + budget + MARGIN_SECONDS
     found: list[Counterexample] = []
     banned: list[str] = []
+    probes: list[str] = []  #: methods that misbehaved when the check probed, outside examples
     notes: list[str] = []
     watch = _Watch(bar, status, stage_limit, budget, hard)
     result: RunResult | None = None
     while result is None:
         left = _left(budget, started, hard, restarted=bool(found))
         aside_methods, aside_clauses = list(banned), [cx.clause for cx in found]
+        aside_probes = list(probes)
 
         def child(left: float | None = left, methods: list[str] = aside_methods,
-                  clauses: list[str] = aside_clauses) -> Any:
-            guard.set_aside(methods, clauses)
+                  clauses: list[str] = aside_clauses, probed: list[str] = aside_probes) -> Any:
+            guard.set_aside(methods, clauses, probed)
             logs = [h for h in logging.getLogger().handlers if isinstance(h, LogCapture)]
             run = pipeline.check(entry, factory, target_name=target_name, budget=left,
                                  bar=_child_bar, status=_child_say, step_seconds=seconds,
@@ -112,6 +114,14 @@ def check(
         elif outcome.kind == "overtime" or watch.stage != "levels":
             result = _cut_short(entry, watch, outcome, target_name or _name(factory),
                                 seconds, memory_mib)
+        elif not any(m[0] == "step" for m in outcome.example) and len(probes) < MAX_RESTARTS:
+            # not in an example: the check's own probe of the target's capabilities, where a
+            # call that does not come back counts as a refusal (the examples judge it)
+            probes.append(outcome.method or "?")
+            notes.append(f"{outcome.method or 'a call'}() "
+                         f"{outcome.describe(seconds, memory_mib)} when the check probed the "
+                         "target's capabilities (outside an example): counted there as a "
+                         "refusal; the search started again")
         else:
             if stage_limit is not None:
                 stage_limit(REDUCE_SECONDS, "limit")
@@ -309,7 +319,7 @@ def misbehaviour_counterexample(entry: System, outcome: Outcome, step_seconds: f
     last = steps[-1]
     what = outcome.describe(step_seconds, memory_mib)
     last.diverged = True
-    last.clause = clause = clause or last.clause or entry.clauses[0].id
+    last.clause = clause = clause or last.clause or _clause_of(entry, method)
     last.expected = "a reply (a value or a contract error)"
     last.actual = f"raises {_KINDS.get(outcome.kind, 'Crash')}[{what}]"
     story = (f"{last.words}: `{last.code}` {what} -- every call of the contract returns a "
@@ -318,6 +328,17 @@ def misbehaviour_counterexample(entry: System, outcome: Outcome, step_seconds: f
     return Counterexample(system=entry.name, clause=clause, message=story, steps=steps,
                           setup=setup or "target = factory(...)", snapshot={},
                           step_seconds=step_seconds)
+
+
+def _clause_of(entry: System, method: str) -> str:
+    """The first clause whose title names ``method`` (``cancel`` -> W4), else the first."""
+    import re
+
+    named = re.compile(rf"\b{re.escape(method)}\b")
+    for clause in entry.clauses:
+        if named.search(clause.title):
+            return clause.id
+    return entry.clauses[0].id
 
 
 def _program(outcome: Outcome) -> list[Op] | None:

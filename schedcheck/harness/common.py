@@ -198,7 +198,7 @@ class SuiteMachine(RuleBasedStateMachine):
         self.result: RunResult = ctx.result
         self.trace = Recorder()
         if supervisor.active():
-            supervisor.send("example")
+            supervisor.example_started()
         #: the atomic calls of this run (``program.atomic``), replayable by ``minimize``
         self.program: Program | None = Program()
         self._finished = False
@@ -388,6 +388,8 @@ class SuiteMachine(RuleBasedStateMachine):
         if not self._finished:
             self._finished = True
             self.ctx.finish(self)
+            if supervisor.active():
+                supervisor.example_ended()
 
 
 def _copied(value: Any) -> Any:

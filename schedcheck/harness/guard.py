@@ -94,11 +94,19 @@ _set_aside: set[str] = set()
 clauses_aside: set[str] = set()
 
 
-def set_aside(methods: Iterable[str], clauses: Iterable[str] = ()) -> None:
+#: the target methods not called again outside an example (the check's own probes)
+_probes_aside: set[str] = set()
+
+
+def set_aside(methods: Iterable[str], clauses: Iterable[str] = (),
+              probes: Iterable[str] = ()) -> None:
     """Calls of these target methods raise :class:`SetAside` from now on in this process,
-    and divergences of ``clauses`` are no counterexample."""
+    divergences of ``clauses`` are no counterexample, and calls of ``probes`` made outside
+    an example (the check probing the target's capabilities) raise :class:`SetAside` -- a
+    refusal there."""
     _set_aside.update(methods)
     clauses_aside.update(clauses)
+    _probes_aside.update(probes)
 
 
 def methods_aside() -> frozenset[str]:
@@ -241,7 +249,7 @@ def _method_name(fn: Callable[..., Any], args: tuple[Any, ...]) -> str:
 def _supervised_call(fn: Callable[..., Any], args: tuple[Any, ...],
                      kwargs: dict[str, Any]) -> Any:
     name = _method_name(fn, args)
-    if name in _set_aside:
+    if name in _set_aside or (name in _probes_aside and not supervisor.in_example()):
         raise SetAside(f"{name}() misbehaved in an earlier run: not called again")
     outermost = supervisor.entering(name)
     try:

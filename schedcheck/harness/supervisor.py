@@ -44,13 +44,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["DEFAULT_MEMORY_MIB", "POLL_SECONDS", "Outcome", "active", "call_limit", "entering",
-           "left", "memory_limit_bytes", "run_supervised", "send", "set_call_limit"]
+           "example_ended", "example_started", "in_example", "left", "memory_limit_bytes",
+           "run_supervised", "send", "set_call_limit"]
 
 #: How often the parent looks at the child's call page (seconds).
 POLL_SECONDS = 0.02
 #: The child's memory limit by default: how far (MiB) its address space may grow past its
 #: size when it starts.
-DEFAULT_MEMORY_MIB = 2048
+DEFAULT_MEMORY_MIB = 4096
 
 # The shared page: when the current outermost call began (0.0: none under way), its limit
 # in seconds, then the called method's name (length-prefixed, at most 120 bytes).
@@ -67,6 +68,7 @@ class _Child:
     depth: int = 0
     limit: float = 0.0
     threads: int = 1  #: threads when the child started
+    in_example: bool = False
     memory_mib: int = DEFAULT_MEMORY_MIB
 
 
@@ -91,6 +93,23 @@ def _write_all(fd: int, data: bytes) -> None:
     while view:
         written = os.write(fd, view)
         view = view[written:]
+
+
+def example_started() -> None:
+    """An example (one machine run) starts: later steps belong to it."""
+    _Child.in_example = True
+    send("example")
+
+
+def example_ended() -> None:
+    """The example ended: a later call is the check's own (a probe), not one of its steps."""
+    _Child.in_example = False
+    send("example_end")
+
+
+def in_example() -> bool:
+    """Whether an example is under way in this child."""
+    return _Child.in_example
 
 
 def entering(name: str) -> bool:
@@ -331,6 +350,9 @@ def _watch(pid: int, fd: int, page: mmap.mmap, deadline: Callable[[], float | No
                 kind = message[0]
                 if kind == "example":
                     example = []
+                elif kind == "example_end":
+                    example = []
+                    continue
                 elif kind == "returned":
                     final = Outcome("returned", value=message[1])
                     continue
