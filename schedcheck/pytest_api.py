@@ -159,8 +159,8 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str
             fresh = suite_machine(system, factory, name=name, tolerance=tolerance,
                                   result=result)
             ctx = RunContext(result)
-            listening = collector.value is not None
-            with collector.with_value(heard.append if listening else None):
+            listener: Any = heard.append if collector.value is not None else None
+            with collector.with_value(listener):
                 run_suite(fresh, result, chosen, keep_database=True, context=ctx)
             result.hypothesis_statistics = heard  # type: ignore[attr-defined]
             if result.counterexample is not None:
