@@ -141,6 +141,12 @@ def check(
                 notes.append("the search did not start again after the last misbehaving "
                              "call: " + ("the budget was spent" if len(found) < MAX_RESTARTS
                                          else f"{MAX_RESTARTS} operations misbehaved"))
+    if found or probes:
+        spent = time.monotonic() - started
+        notes.append(f"time in all: {spent:.1f} s, {len(found) + len(probes) + 1} processes "
+                     "(the search starts again after each misbehaving call, with what is "
+                     "left of the budget" + (f"; the check stops by {budget:g} s + a "
+                                             f"{MARGIN_SECONDS:g} s margin)" if budget else ")"))
     _fold(result, found, notes)
     result.notes.append(f"the target ran in a supervised process: each call within "
                         f"{seconds:g} s (--step-seconds), at most {memory_mib} MiB more memory "
