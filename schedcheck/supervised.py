@@ -47,6 +47,9 @@ MARGIN_SECONDS = 30.0
 #: Most misbehaving operations one check reports (each ends a child, and the search starts
 #: again without that operation).
 MAX_RESTARTS = 6
+#: The longest the concurrent rounds (``--threads``) may take in all: a safety net for a
+#: target whose threads deadlock where the rounds' controller cannot see it.
+ROUNDS_SECONDS = 300.0
 #: The longest one reduction of a misbehaving example may take.
 REDUCE_SECONDS = 10.0
 #: Below this many seconds of budget left the search does not start again after a
@@ -214,7 +217,9 @@ class _Watch:
 
         if self.stage == "scaling":
             return self.stage_started + SCALING_SECONDS + 5.0
-        return self.hard if self.stage == "levels" else None
+        if self.stage == "rounds":
+            return self.stage_started + ROUNDS_SECONDS
+        return self.hard
 
     def handle(self, message: tuple[Any, ...]) -> None:
         kind = message[0]
@@ -244,6 +249,8 @@ class _Watch:
         if self.stage_limit is not None:
             if stage == "scaling":
                 self.stage_limit(SCALING_SECONDS, "limit")
+            elif stage == "rounds":
+                self.stage_limit(ROUNDS_SECONDS, "limit")
             else:
                 self.stage_limit(None, "")
 
@@ -279,14 +286,16 @@ def _cut_short(entry: System, watch: _Watch, outcome: Outcome, name: str, second
     from schedcheck.pipeline import SCALING_SECONDS
 
     result = watch.checkpoint or RunResult.fresh(entry.name, name)
-    what = (f"did not finish within its limit of {SCALING_SECONDS:g} s"
-            if outcome.kind == "overtime" else
+    limit = {"scaling": SCALING_SECONDS, "rounds": ROUNDS_SECONDS}.get(watch.stage)
+    what = (f"did not finish within its limit of {limit:g} s" if limit is not None
+            and outcome.kind == "overtime" else
+            "did not finish within the budget" if outcome.kind == "overtime" else
             f"stopped: {outcome.method or 'a call'}() {outcome.describe(seconds, memory_mib)}")
     if watch.stage == "scaling":
         result.stats[entry.cost_clause].why = f"not reached: the timed run {what}"
     elif watch.stage == "levels":
-        result.notes.append(f"the levels' search {what.replace('its limit', 'the budget')}"
-                            f" plus {MARGIN_SECONDS:g} s; the clauses it did not reach say so")
+        result.notes.append(f"the levels' search {what} plus {MARGIN_SECONDS:g} s; the "
+                            "clauses it did not reach say so")
         for stat in result.stats.values():
             if not stat.exercised and not stat.why:
                 stat.why = "not reached: the check was stopped at its deadline"

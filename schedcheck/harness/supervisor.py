@@ -265,12 +265,15 @@ def run_supervised(
     os.close(write_fd)
     with contextlib.suppress(OSError):  # the child did it first (or is gone already)
         os.setpgid(pid, pid)
+    previous = _stop_on_term()
     try:
         outcome = _watch(pid, read_fd, page, deadline, on_message)
     finally:
         _kill_group(pid)
         os.close(read_fd)
         page.close()
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     outcome.seconds = time.monotonic() - started
     return outcome
 
@@ -281,6 +284,7 @@ def _child_main(fn: Callable[[], Any], page: mmap.mmap, out: int, step_seconds: 
     try:
         os.setpgid(0, 0)
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles ^C and kills us
+        _die_with_parent()
         faulthandler.disable()  # a crash is the parent's verdict, not a dump on stderr
         if limit is not None:
             try:
@@ -322,6 +326,20 @@ def _child_main(fn: Callable[[], Any], page: mmap.mmap, out: int, step_seconds: 
             os._exit(status)  # no atexit, no join of a thread the target left running
 
 
+def _die_with_parent() -> None:
+    """Linux: the kernel kills this child when the parent dies, whatever kills the parent
+    (``SIGKILL`` included, where no handler of the parent runs)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() == 1:  # the parent died before that took hold
+        os._exit(1)
+
+
 def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
@@ -332,6 +350,22 @@ def _picklable(exc: BaseException) -> BaseException | None:
     except Exception:
         return None
     return exc
+
+
+def _terminated(signum: int, frame: Any) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _stop_on_term() -> Any:
+    """While a child runs, ``SIGTERM`` ends the parent through its ``finally`` blocks (which
+    kill the child's group); the previous handler, or None where none can be set."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous is not signal.SIG_DFL:
+        return None  # someone else's handler: theirs to run
+    signal.signal(signal.SIGTERM, _terminated)
+    return previous
 
 
 def _watch(pid: int, fd: int, page: mmap.mmap, deadline: Callable[[], float | None] | None,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -88,3 +89,38 @@ def test_a_deadline_stops_a_child_that_is_not_in_a_call() -> None:
                          deadline=lambda: time.monotonic() - 1.0)
     assert got.kind == "overtime"
     assert os.getpid() > 0 and children() == []
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+def test_a_child_dies_with_its_parent() -> None:
+    """The parent itself killed (SIGKILL: none of its handlers run) takes the child along:
+    a child forks a grandchild supervisor that forks the target, then the middle one is
+    killed; the target's process must be gone."""
+    import time
+
+    def middle() -> int:
+        def target() -> None:
+            time.sleep(60)
+
+        pid = os.fork()
+        if pid == 0:  # the middle process: supervises a sleeping target, then is killed
+            run_supervised(target, step_seconds=60.0)
+            os._exit(0)
+        time.sleep(0.5)
+        grandchildren = [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children")
+                         .read_text().split()]
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        time.sleep(0.5)
+        return sum(_alive(g) for g in grandchildren) + 100 * (not grandchildren)
+
+    got = run_supervised(middle, step_seconds=30.0)
+    assert (got.kind, got.value) == ("returned", 0)
