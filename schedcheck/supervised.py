@@ -80,7 +80,7 @@ def check(
 ) -> RunResult:
     """:func:`schedcheck.pipeline.check` in a supervised child, with the same arguments
     (``bar``, ``status``: as there; ``stage_limit(seconds, what)`` hears each stage's limit),
-    and ``memory_mib``: how far the child's address space may grow. A call that misbehaves
+    and ``memory_mib``: how far the child's private memory may grow. A call that misbehaves
     is a counterexample (see the module docstring). Raises what ``pipeline.check`` raises
     (``Unusable``, ``ValueError``), as text where the original cannot cross processes."""
     from schedcheck import pipeline
@@ -96,7 +96,7 @@ def check(
     watch = _Watch(bar, status, stage_limit, budget, hard)
     result: RunResult | None = None
     while result is None:
-        left = _left(budget, started, hard, restarted=bool(found))
+        left = _left(budget, started, hard, restarted=bool(found or probes))
         aside_methods, aside_clauses = list(banned), [cx.clause for cx in found]
         aside_probes = list(probes)
 
