@@ -114,6 +114,15 @@ def check(
         watch.close()
         if outcome.kind == "returned":
             result = _returned(outcome)
+        elif outcome.kind == "overtime" and watch.stage == "levels" and outcome.method:
+            # a call under way when the check's deadline came: it has not returned for
+            # longer than the rest of the check could wait, a hang as any other
+            cx = misbehaviour_counterexample(entry, outcome, seconds, memory_mib)
+            found.append(cx)
+            notes.append(f"{cx.clause}: {outcome.method}() was still running at the "
+                         "check's deadline")
+            result = watch.checkpoint or RunResult.fresh(entry.name,
+                                                         target_name or _name(factory))
         elif outcome.kind == "overtime" or watch.stage != "levels":
             result = _cut_short(entry, watch, outcome, target_name or _name(factory),
                                 seconds, memory_mib)
@@ -309,8 +318,8 @@ def _cut_short(entry: System, watch: _Watch, outcome: Outcome, name: str, second
 # ---------------------------------------------------------------------------------------------
 
 #: How a misbehaving call reads as a step's outcome (``raises KIND[...]``).
-_KINDS = {"hung": "Hang", "memory": "OutOfMemory", "signal": "Crash", "exited": "Exit",
-          "threads": "StrayThreads"}
+_KINDS = {"hung": "Hang", "overtime": "Hang", "memory": "OutOfMemory", "signal": "Crash",
+          "exited": "Exit", "threads": "StrayThreads"}
 
 
 def misbehaviour_counterexample(entry: System, outcome: Outcome, step_seconds: float,

@@ -154,6 +154,16 @@ def too_many_threads(method: str, count: int) -> None:
     os._exit(4)
 
 
+def out_of_memory() -> None:
+    """End this child: the call under way went past the memory limit (its ``MemoryError``
+    would otherwise be met again in every example that makes the call, each one filling
+    the memory up to the limit)."""
+    send("memory")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(3)
+
+
 def call_limit() -> float:
     """The time limit of each call of the target in this child (0.0: not a child)."""
     return _Child.limit
@@ -211,6 +221,8 @@ class Outcome:
         """The misbehaviour in words, as a step's outcome reads it."""
         if self.kind == "hung":
             return f"did not return within {step_seconds:g} s"
+        if self.kind == "overtime":
+            return "was still running when the check's deadline came"
         if self.kind == "memory":
             return f"went past the memory limit of {memory_mib} MiB"
         if self.kind == "threads":
