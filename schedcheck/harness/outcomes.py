@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from schedcheck import contract
-from schedcheck.harness import guard, supervisor
+from schedcheck.harness import guard
 from schedcheck.targets import adapt
 
 __all__ = [
@@ -108,8 +108,6 @@ def observe(
         raise
     except MemoryError as exc:  # a crash under the memory ceiling, never a refusal
         exc = exc.with_traceback(None)  # its frames hold what the target allocated
-        if supervisor.active():  # the parent reports it once, reduced, and goes on
-            supervisor.out_of_memory()
         return Observed(error=f"OutOfMemory[MemoryError{': ' + str(exc) if str(exc) else ''}]",
                         exc=exc)
     except Exception as exc:
