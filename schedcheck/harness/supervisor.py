@@ -154,16 +154,6 @@ def too_many_threads(method: str, count: int) -> None:
     os._exit(4)
 
 
-def out_of_memory() -> None:
-    """End this child: the call under way went past the memory limit (its ``MemoryError``
-    would otherwise be met again in every example that makes the call, each one filling
-    the memory up to the limit)."""
-    send("memory")
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(3)
-
-
 def call_limit() -> float:
     """The time limit of each call of the target in this child (0.0: not a child)."""
     return _Child.limit
