@@ -21,8 +21,9 @@ after a counterexample so that every broken clause gets its own (``schedcheck.ke
 with ``--budget SECONDS`` it instead runs the differential suite as a budgeted search
 (``schedcheck.harness.search``) that stops at the first counterexample and minimises it. Then
 (unless ``--no-cost``) the scaling clause, then with ``--threads`` the concurrent rounds and,
-when the build has it, real-thread stress. Every call of the target has a time limit
-(``--step-seconds``): a hang is a verdict.
+when the build has it, real-thread stress. The target runs in a supervised child process
+(``schedcheck.supervised``): every call has a time limit (``--step-seconds``) and the child a
+memory limit (``--memory-limit``); a hang, a crash or an exit is a verdict.
 
 Exit status: 0 every property held (every mutant killed, every lemma proved); 1 a
 counterexample was found (a mutant survived, a lemma failed); 2 the target or the arguments are
@@ -55,6 +56,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from schedcheck import systems
 from schedcheck.contract import SchedcheckInternalError
 from schedcheck.harness.result import RunResult
+from schedcheck.harness.supervisor import DEFAULT_MEMORY_MIB
 from schedcheck.levels import DEFAULT_BUDGET
 from schedcheck.targets import TargetError, load_target
 
@@ -123,6 +125,8 @@ def _again(result: RunResult, args: argparse.Namespace) -> str:
         cmd += f" --budget {args.budget:g}"
     if args.step_seconds is not None:
         cmd += f" --step-seconds {args.step_seconds:g}"
+    if args.memory_limit != DEFAULT_MEMORY_MIB:
+        cmd += f" --memory-limit {args.memory_limit}"
     switches = (("--first", args.first), ("--tolerance", args.tolerance),
                 ("--threads", args.threads), ("--no-shrink", args.no_shrink),
                 ("--no-cost", args.no_cost))
@@ -202,11 +206,13 @@ def _check_loaded(args: argparse.Namespace, system: systems.System, target: Any)
     logs = pipeline.LogCapture()
     budget = _budget(args)
     try:
+        from schedcheck import supervised
+
         with logs, _ticker(say, show_progress, budget=budget) as ticker:
-            result = pipeline.check(
+            result = supervised.check(
                 system, target.factory, target_name=shown, examples=args.examples,
                 seed=seed, profile=args.profile, shrink=not args.no_shrink,
-                budget=budget,
+                budget=budget, memory_mib=args.memory_limit, stage_limit=ticker.limit,
                 tolerance=args.tolerance, cost=not args.no_cost, rounds=args.threads,
                 stress=args.threads, total=args.examples,
                 bar=ticker.bar, status=ticker.say, levels=True, level=args.level,
@@ -231,6 +237,8 @@ def _check_loaded(args: argparse.Namespace, system: systems.System, target: Any)
         result.notes.append(f"{logs.count} log records (target and model) are in log.txt; "
                             "the suite provokes executor rejections on purpose")
     again = _again(result, args)
+    if result.counterexample is not None:  # each replay.py is run once: never a silence
+        say(f"writing the report to {out}/ (each replay.py is run once to verify it)")
     written = write_run(result, out, target_spec=target.spec, cwd=os.getcwd(), command=again)
     if logged:
         written.files.insert(0, out / "log.txt")
@@ -485,6 +493,11 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--step-seconds", type=float, metavar="S", default=None,
                        help="the longest one call of the target may take before it counts "
                             "as a hang (default 10)")
+    check.add_argument("--memory-limit", type=positive_int, metavar="MIB",
+                       default=DEFAULT_MEMORY_MIB,
+                       help="how far (MiB) the process that runs the target may grow before "
+                            "the call under way counts as runaway memory (default "
+                            f"{DEFAULT_MEMORY_MIB})")
     check.add_argument("--no-cost", action="store_true",
                        help="skip the scaling clause (*-COST: a timed run at n and 8n)")
     check.add_argument("--out", metavar="DIR",

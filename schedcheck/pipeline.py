@@ -176,6 +176,8 @@ def check(
     inexact = tolerance or _declares_inexact(entry, factory)
     if rounds and graded and inexact and result is not None:
         _rounds_unsupported(entry, result, declared=_declares_inexact(entry, factory))
+    elif rounds and graded and result is not None and _misbehaved(entry, result):
+        pass  # supervised: a method that hung or crashed would hang a round's thread
     elif rounds and graded and (not found() or keep):
         say(f"concurrent rounds: {label}")
         aside = frozenset(cx.clause for cx in result.all_counterexamples()) if result else None
@@ -188,7 +190,8 @@ def check(
             result = rounds_result
         else:
             fold_result(result, rounds_result)
-    if stress and not found() and graded:
+    if stress and not found() and graded and not _misbehaved(entry, result or
+                                                              RunResult.fresh(entry.name, "")):
         say(f"real-thread stress: {label}")
         if result is None:
             result = RunResult.fresh(entry.name, target_name or _name(factory))
@@ -205,6 +208,23 @@ def check(
         if spent:
             result.notes.append(time_note(spent, budget, label))
     return result
+
+
+def _misbehaved(entry: System, result: RunResult) -> bool:
+    """Whether a method misbehaved in an earlier supervised child (it is set aside): the
+    concurrent rounds, whose threads call it with nothing to stop them, are then not run,
+    and their clauses say why."""
+    from schedcheck.harness import guard
+
+    methods = guard.methods_aside()
+    if not methods:
+        return False
+    why = (f"not run: {', '.join(m + '()' for m in sorted(methods))} misbehaved (the rounds' "
+           "threads would call it with nothing to stop them)")
+    for cid in (entry.lin_clause, entry.interleaving_clause):
+        if not result.stats[cid].why:
+            result.stats[cid].why = why
+    return True
 
 
 def _declares_inexact(entry: System, factory: Callable[..., Any]) -> bool:
@@ -239,8 +259,14 @@ def _guarded_scaling(entry: System, factory: Callable[..., Any], result: RunResu
                      kwargs: dict[str, Any]) -> None:
     """The scaling clause under the guards; a hang or a crash leaves it not reached, saying
     so (the suite judges misbehaviour; a timed run only measures cost)."""
-    from schedcheck.harness import guard
+    from schedcheck.harness import guard, supervisor
 
+    supervisor.send("checkpoint", result)  # supervised: what a scaling run that dies leaves
+    if guard.methods_aside():  # the timed run would call them with nothing to stop it
+        result.stats[entry.cost_clause].why = (
+            "not reached: the timed run was not made, since "
+            f"{', '.join(m + '()' for m in sorted(guard.methods_aside()))} misbehaved")
+        return
     why = ""
     with guard.guarded(seconds=SCALING_SECONDS):
         try:

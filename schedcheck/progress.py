@@ -64,6 +64,8 @@ class Ticker:
         self.failures = 0
         self.bar_shown = False  #: a terminal bar is up and shows its own elapsed time
         self.beats = 0
+        #: the current stage's own limit (seconds) when it is not the budget, else None
+        self.stage_seconds: float | None = None
 
     # -- what the stages call ----------------------------------------------------------------
 
@@ -116,6 +118,11 @@ class Ticker:
                 self.label, self.stage_started = saved
                 self.last_output = self._clock()
 
+    def limit(self, seconds: float | None, what: str = "limit") -> None:
+        """The stage now running has its own limit of ``seconds`` (None: the budget's)."""
+        with self._lock:
+            self.stage_seconds = seconds
+
     def update(self, examples: int, steps: int, failures: int) -> None:
         """The progress callback: examples, steps, failures so far in the current stage."""
         with self._lock:
@@ -148,7 +155,8 @@ class Ticker:
         if self.failures:
             parts.append(f"failures {self.failures}")
         spent = now - self.stage_started
-        budget = f" of a {self.budget:g} s budget" if self.budget is not None else ""
+        budget = (f" of its {self.stage_seconds:g} s limit" if self.stage_seconds is not None
+                  else f" of a {self.budget:g} s budget" if self.budget is not None else "")
         parts.append(f"{spent:.0f} s in this stage{budget}, {now - self.started:.0f} s in all")
         return f"still running: {where}: {', '.join(parts)}"
 

@@ -188,7 +188,7 @@ def _check_search(request: Any, system: str, factory: Callable[..., Any], name: 
     that searches again."""
     import pytest
 
-    from schedcheck import pipeline
+    from schedcheck import pipeline, supervised
     from schedcheck.levels import DEFAULT_BUDGET
     from schedcheck.report.card import card_text
     from schedcheck.report.steps import steps_text
@@ -200,9 +200,11 @@ def _check_search(request: Any, system: str, factory: Callable[..., Any], name: 
     if budget is None and search.examples is None:
         budget = DEFAULT_BUDGET
     try:
-        result = pipeline.check(system, factory, target_name=name, examples=search.examples,
-                                seed=seed, budget=budget, tolerance=tolerance, cost=False,
-                                levels=True, first=not search.keep_going)
+        # the target runs in a supervised child: a call that hangs, crashes or exits is a
+        # counterexample, and nothing of the target outlives it in this session
+        result = supervised.check(system, factory, target_name=name, examples=search.examples,
+                                  seed=seed, budget=budget, tolerance=tolerance, cost=False,
+                                  levels=True, first=not search.keep_going)
     except pipeline.Unusable as exc:
         pytest.fail(f"target {name!r} is unusable: {exc}", pytrace=False)
     if result.seed is None:
@@ -249,26 +251,41 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str
         """The suite's state machine under Hypothesis with ``chosen`` settings (its example
         database included); False when there was nothing to run (an empty database and no
         generate phase). A failure fails the test with the reduced counterexample."""
+        from hypothesis.statistics import collector, note_statistics
+
         from schedcheck.harness.common import RunContext, run_suite
         from schedcheck.harness.minimize import reduce_found
         from schedcheck.harness.result import RunResult
+        from schedcheck.supervised import run_in_child
 
-        result = RunResult.fresh(system, name)
-        fresh = suite_machine(system, factory, name=name, tolerance=tolerance, result=result)
-        ctx = RunContext(result)
+        heard: list[Any] = []  # Hypothesis's statistics of the run, for pytest's report
+
+        def run() -> RunResult:
+            result = RunResult.fresh(system, name)
+            fresh = suite_machine(system, factory, name=name, tolerance=tolerance,
+                                  result=result)
+            ctx = RunContext(result)
+            listener: Any = heard.append if collector.value is not None else None
+            with collector.with_value(listener):
+                run_suite(fresh, result, chosen, keep_database=True, context=ctx)
+            result.hypothesis_statistics = heard  # type: ignore[attr-defined]
+            if result.counterexample is not None:
+                # the one reduction every stage shares: delta debugging over the failing
+                # run's atomic program (Hypothesis's shrinker ran first, as the database
+                # needs it); its replays run inside Hypothesis tests of their own, whose
+                # statistics must not replace this test's in pytest's report
+                with collector.with_value(None):
+                    reduce_found(fresh, result, ctx.final_program or ctx.last_program)
+            return result
+
+        # the target runs in a supervised child: a call that hangs, crashes or exits is a
+        # failure of this test, and nothing of the target outlives it in this session
         try:
-            run_suite(fresh, result, chosen, keep_database=True, context=ctx)
+            result = run_in_child(system, factory, run, target_name=name)
+            for stats in getattr(result, "hypothesis_statistics", ()):
+                note_statistics(stats)  # what the child's run told Hypothesis's collector
         except unittest.SkipTest:
             return False
-        if result.counterexample is not None:
-            # the one reduction every stage shares: delta debugging over the failing run's
-            # atomic program (Hypothesis's shrinker ran first, as the database needs it)
-            # its replays run inside Hypothesis tests of their own, whose statistics must not
-            # replace this test's in pytest's report
-            from hypothesis.statistics import collector
-
-            with collector.with_value(None):
-                reduce_found(fresh, result, ctx.final_program or ctx.last_program)
         if not result.ok:
             out = request.getfixturevalue("tmp_path_factory").mktemp(f"schedcheck-{system}")
             _fail_with(result, out, name)
@@ -306,13 +323,13 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str
     def test_cost_grows_linearly(self: Any) -> None:
         import pytest
 
-        from schedcheck import systems
+        from schedcheck import supervised, systems
         from schedcheck.report.card import card_text
 
         if unusable is not None:
             pytest.fail(f"target {name!r} is unusable: {unusable}", pytrace=False)
         try:
-            result = pipeline.check(system, factory, target_name=name, suite=False)
+            result = supervised.check(system, factory, target_name=name, suite=False)
         except pipeline.Unusable as exc:
             pytest.fail(f"target {name!r} is unusable: {exc}", pytrace=False)
         if not result.ok:

@@ -47,7 +47,7 @@ from hypothesis.control import current_build_context
 from hypothesis.stateful import RuleBasedStateMachine, run_state_machine_as_test
 
 from schedcheck import contract
-from schedcheck.harness import guard
+from schedcheck.harness import guard, supervisor
 from schedcheck.harness.outcomes import (
     CRASHED,
     Observed,
@@ -197,6 +197,8 @@ class SuiteMachine(RuleBasedStateMachine):
         self.ctx: RunContext = ctx
         self.result: RunResult = ctx.result
         self.trace = Recorder()
+        if supervisor.active():
+            supervisor.example_started()
         #: the atomic calls of this run (``program.atomic``), replayable by ``minimize``
         self.program: Program | None = Program()
         self._finished = False
@@ -317,6 +319,8 @@ class SuiteMachine(RuleBasedStateMachine):
         norm_name)`` (``name``: the variable the step's code assigned).
         """
         kw = dict(kwargs or {})
+        if supervisor.active():
+            supervisor.send("clause", clause)
         expected = observe_model(model_fn, *args, norm=norm, **_own_lists(kw))
         actual = observe(target_fn, *(args if target_args is None else target_args),
                          norm=target_norm if target_norm is not None else norm,
@@ -345,7 +349,8 @@ class SuiteMachine(RuleBasedStateMachine):
         -- either way the other clauses keep being checked.
         """
         crashed = step is not None and step.actual.startswith(CRASHES)
-        if clause in self.set_aside or (clause in self.level_aside and not crashed):
+        if (clause in self.set_aside or clause in guard.clauses_aside
+                or (clause in self.level_aside and not crashed)):
             if self.can_continue(clause):
                 at = step if step is not None else (self.trace.steps[-1]
                                                     if self.trace.steps else None)
@@ -383,6 +388,8 @@ class SuiteMachine(RuleBasedStateMachine):
         if not self._finished:
             self._finished = True
             self.ctx.finish(self)
+            if supervisor.active():
+                supervisor.example_ended()
 
 
 def _copied(value: Any) -> Any:

@@ -10,7 +10,13 @@ with a verdict, not stall it or take the machine down:
   and be swallowed -- and the hung call is abandoned on its (daemon) thread; the next call
   gets a fresh step thread. ``observe`` turns the timeout into the error name ``Hang[...]``:
   a verdict against the call that hung. Only calls from the main thread are guarded (the
-  concurrent rounds drive their own threads); elsewhere the call is plain.
+  concurrent rounds drive their own threads); elsewhere the call is plain. Nothing is raised
+  into the abandoned thread: it stays where it hung (a daemon thread). ``schedcheck check``
+  therefore runs the target in a supervised child (``schedcheck.harness.supervisor``), where
+  :func:`call_limited` runs the call right on the calling thread and marks it for the parent,
+  which stops the whole child at a hang, a crash or an exit; an operation that misbehaved
+  there is then :func:`set_aside` in the next child (:class:`SetAside`: the example is
+  rejected, never a verdict).
 * :func:`memory_ceiling` -- while active, the process's address space may grow by at most
   ``extra`` bytes (``RLIMIT_AS``), so a runaway allocation raises ``MemoryError`` in the
   target instead of waking the kernel's out-of-memory killer. The previous limit comes back
@@ -25,16 +31,20 @@ from __future__ import annotations
 
 import _thread
 import contextlib
-import ctypes
 import queue
 import sys
 import threading
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-__all__ = ["SELF_LIMITED", "STEP_SECONDS", "StepTimeout", "call_limited", "guarded",
-           "memory_ceiling", "on_step_thread", "plain_attribute", "self_limited", "step_limit",
+from hypothesis.errors import UnsatisfiedAssumption
+
+from schedcheck.harness import supervisor
+
+__all__ = ["SELF_LIMITED", "STEP_SECONDS", "SetAside", "StepTimeout", "call_limited", "guarded",
+           "memory_ceiling", "methods_aside", "on_step_thread", "plain_attribute",
+           "self_limited", "set_aside", "step_limit",
            "step_seconds", "timeouts"]
 
 #: The longest a single call of the target may take before it counts as a hang.
@@ -69,6 +79,40 @@ def step_limit(seconds: float | None) -> Iterator[None]:
 
 class StepTimeout(BaseException):
     """A call of the target did not return within the step time limit."""
+
+
+class SetAside(UnsatisfiedAssumption):
+    """A call of an operation that misbehaved in an earlier supervised child (it hung,
+    crashed or exited): not made again; the example under way is rejected."""
+
+
+#: the target methods not called again in this (supervised) process: see :func:`set_aside`
+_set_aside: set[str] = set()
+
+
+#: clauses whose counterexample a misbehaving call already is (in a supervised child):
+#: their divergences are set aside as keep-going grading sets aside a broken clause's
+clauses_aside: set[str] = set()
+
+
+#: the target methods not called again outside an example (the check's own probes)
+_probes_aside: set[str] = set()
+
+
+def set_aside(methods: Iterable[str], clauses: Iterable[str] = (),
+              probes: Iterable[str] = ()) -> None:
+    """Calls of these target methods raise :class:`SetAside` from now on in this process,
+    divergences of ``clauses`` are no counterexample, and calls of ``probes`` made outside
+    an example (the check probing the target's capabilities) raise :class:`SetAside` -- a
+    refusal there."""
+    _set_aside.update(methods)
+    clauses_aside.update(clauses)
+    _probes_aside.update(probes)
+
+
+def methods_aside() -> frozenset[str]:
+    """The target methods :func:`set_aside` in this process."""
+    return frozenset(_set_aside)
 
 
 def timeouts() -> int:
@@ -114,7 +158,7 @@ class _StepThread:
                     job.done.release()
                     del job
         except StepTimeout:
-            return  # abandoned after a hang, and stopped (see _stop_abandoned)
+            return
 
     def stop(self) -> None:
         self.jobs.put(None)
@@ -127,22 +171,6 @@ _worker: dict[str, _StepThread | None] = {"step": None}
 SELF_LIMITED: set[type] = set()
 #: every step thread's ident: a callback that ran on one ran inside a call of the target
 _step_threads: set[int] = set()
-
-
-#: step threads left with a call that hung: stopped with StepTimeout raised in them
-_abandoned: list[threading.Thread] = []
-
-
-def _stop_abandoned() -> None:
-    """Raise StepTimeout in each abandoned step thread still running Python code (a busy
-    loop would otherwise keep a core); a thread blocked in C (a deadlock) stays blocked,
-    costing nothing. Repeated at each later call, in case the target caught it."""
-    for thread in list(_abandoned):
-        if not thread.is_alive() or thread.ident is None:
-            _abandoned.remove(thread)
-            continue
-        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident),
-                                                   ctypes.py_object(StepTimeout))
 
 
 def _quiet_unraisable(unraisable: Any) -> None:
@@ -204,7 +232,10 @@ def call_limited(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
 
     The caller waits for the reply with a timeout, so a hang always ends with a
     ``StepTimeout`` raised right here (never swallowed); the call that hung is left on its
-    thread, and the next call runs on a fresh one."""
+    thread, and the next call runs on a fresh one. In a supervised child the call runs
+    right here, marked for the parent (which stops the child if it does not return)."""
+    if supervisor.active() and threading.current_thread() is threading.main_thread():
+        return _supervised_call(fn, args, kwargs)
     seconds = _state["seconds"]
     if not seconds or threading.current_thread() is not threading.main_thread():
         return fn(*args, **kwargs)
@@ -212,8 +243,6 @@ def call_limited(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         return getattr(*args)  # reading a stored attribute runs no code of the target
     if SELF_LIMITED and self_limited(fn):
         return fn(*args, **kwargs)  # it limits itself (a child process read with a timeout)
-    if _abandoned:
-        _stop_abandoned()
     worker = _worker["step"]
     if worker is None:
         worker = _worker["step"] = _StepThread()
@@ -222,14 +251,32 @@ def call_limited(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
     if not job.done.acquire(timeout=seconds):
         _worker["step"] = None  # abandoned with the call that hung
         worker.stop()
-        _abandoned.append(worker.thread)
-        _stop_abandoned()
         _state["timeouts"] += 1
         raise StepTimeout()
     if job.error is not None:
         error, job.error = job.error, None
         raise error
     return job.value
+
+
+def _method_name(fn: Callable[..., Any], args: tuple[Any, ...]) -> str:
+    if fn is getattr and len(args) >= 2 and isinstance(args[1], str):
+        return args[1]
+    return str(getattr(fn, "__name__", "") or type(fn).__name__)
+
+
+def _supervised_call(fn: Callable[..., Any], args: tuple[Any, ...],
+                     kwargs: dict[str, Any]) -> Any:
+    name = _method_name(fn, args)
+    if name in _set_aside or (name in _probes_aside and not supervisor.in_example()):
+        raise SetAside(f"{name}() misbehaved in an earlier run: not called again")
+    outermost = supervisor.entering(name)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        supervisor.left(outermost)
+        if outermost and threading.active_count() > supervisor.thread_bound():
+            supervisor.too_many_threads(name, threading.active_count())
 
 
 def _vm_size() -> int | None:
@@ -275,6 +322,16 @@ def guarded(seconds: float | None = None, memory: bool = True) -> Iterator[None]
     if _state["seconds"] or threading.current_thread() is not threading.main_thread():
         yield
         return
+    if supervisor.active():  # the parent times each call; the child's ceiling is set
+        previous = supervisor.call_limit()
+        supervisor.set_call_limit(seconds)
+        _state["seconds"] = seconds
+        try:
+            yield
+        finally:
+            _state["seconds"] = 0.0
+            supervisor.set_call_limit(previous)
+        return
     _state["seconds"] = seconds
     _previous_hook["hook"], sys.unraisablehook = sys.unraisablehook, _quiet_unraisable
     try:
@@ -282,7 +339,6 @@ def guarded(seconds: float | None = None, memory: bool = True) -> Iterator[None]
             yield
     finally:
         _state["seconds"] = 0.0
-        _stop_abandoned()
         sys.unraisablehook = _previous_hook["hook"]
         worker, _worker["step"] = _worker["step"], None
         if worker is not None:

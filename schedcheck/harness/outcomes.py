@@ -37,7 +37,8 @@ __all__ = [
 
 #: How an error name starts when the call crashed rather than answered: a hang, memory, or a
 #: child process (``--exec``) that exited or broke the protocol.
-CRASHED: tuple[str, ...] = ("Hang[", "OutOfMemory[", "Crash[", "ProtocolError[")
+CRASHED: tuple[str, ...] = ("Hang[", "OutOfMemory[", "Crash[", "Exit[", "StrayThreads[",
+                            "ProtocolError[")
 
 #: Exceptions a model may raise: the contract's errors. Anything else is a model bug.
 _MODEL_ERRORS: frozenset[str] = frozenset(adapt.CONTRACT_ERRORS)
@@ -109,7 +110,10 @@ def observe(
         raw = guard.call_limited(fn, *args, **kwargs)
     except guard.StepTimeout as exc:  # a hang is a verdict against this call
         return Observed(error=f"Hang[no reply within {guard.step_seconds():g} s]", exc=exc)
+    except guard.SetAside:  # an operation that misbehaved before: the example is rejected
+        raise
     except MemoryError as exc:  # a crash under the memory ceiling, never a refusal
+        exc = exc.with_traceback(None)  # its frames hold what the target allocated
         return Observed(error=f"OutOfMemory[MemoryError{': ' + str(exc) if str(exc) else ''}]",
                         exc=exc)
     except Exception as exc:

@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from schedcheck.harness import supervisor
+
 __all__ = ["GenerationOf", "Op", "Program", "TimerName", "atomic", "generation_of"]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -90,6 +92,8 @@ def atomic(fn: F) -> F:
         frozen_args, frozen_kwargs = self.freeze_op(name, args, kwargs)
         op = Op(name, frozen_args, frozen_kwargs)
         program.ops.append(op)
+        if supervisor.active():
+            supervisor.send("op", len(program.ops) - 1, op)
         before = self.made_names()
         program.depth += 1
         try:
@@ -98,5 +102,7 @@ def atomic(fn: F) -> F:
             program.depth -= 1
             after = self.made_names()
             op.made = tuple(after[len(before):])
+            if op.made and supervisor.active():
+                supervisor.send("made", program.ops.index(op), op.made)
 
     return wrapper  # type: ignore[return-value]

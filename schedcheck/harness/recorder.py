@@ -8,6 +8,7 @@ Re-exported by ``schedcheck.harness.common``.
 
 from __future__ import annotations
 
+from schedcheck.harness import supervisor
 from schedcheck.harness.result import Step
 
 __all__ = ["Recorder"]
@@ -51,6 +52,8 @@ class Recorder:
             check=check,
         )
         self.steps.append(step)
+        if supervisor.active():  # the parent tells the story if the next call never returns
+            supervisor.send("step", self.setup, step.index, code, words, thread, clause)
         return step
 
     def program(self) -> str:

@@ -203,7 +203,8 @@ def _observed(st: Step, code: str) -> str | None:
         return st.again
     if st.expected and st.expected == st.actual:
         return None
-    if st.actual.startswith(("raises Hang[", "raises OutOfMemory[")):
+    if st.actual.startswith(("raises Hang[", "raises OutOfMemory[", "raises StrayThreads[",
+                             *ENDS_PROCESS)):
         return None  # the step limit reports a hang; memory is the check's own ceiling
     if st.observed:
         return st.observed
@@ -236,6 +237,10 @@ def _block(code: str) -> str:
     return f"{body}\n        pass" if only_comments else body
 
 
+#: How a step that ended the check's process reads (``schedcheck.supervised``).
+ENDS_PROCESS = ("raises Crash[", "raises Exit[")
+
+
 def _step_lines(st: Step, cx: Counterexample) -> list[str]:
     lines = [f"# step {st.index}: {st.words}"]
     if st.diverged:
@@ -250,6 +255,9 @@ def _step_lines(st: Step, cx: Counterexample) -> list[str]:
         lines.append(f"#   (differs from the model on {st.aside.replace(',', ', ')}, set aside "
                      "in this run: not compared here)")
         check = None
+    if st.diverged and st.actual.startswith(ENDS_PROCESS):  # the replay survives the step
+        code = (f"ends_process({st.index}, {st.words!r}, {st.actual!r}, {code!r}, "
+                "globals())")
     lines += [f"with step_limit({st.index}, {st.words!r}, STEP_SECONDS):",
               "    try:", _block(code),
               "    except Exception as _e:", "        _raised = _e",
@@ -311,7 +319,7 @@ def replay_script(
     )
     # a race's replay imports schedcheck's thread controller: make it importable first
     needs = ["need_schedcheck(SEARCH_PATHS)", ""] if race else []
-    lines = [head, *needs, *preamble,
+    lines = [head, *needs, *preamble, "end_at_once()  # a thread the target left cannot hold it",
              "with step_limit(-1, 'build the target', STEP_SECONDS):",
              textwrap.indent(setup, "    "), ""]
     lane: str | None = None
@@ -324,5 +332,6 @@ def replay_script(
         'print("did not reproduce: every step behaved as the model did '
         '(the target was fixed, or the failure depends on timing)")'
     )
+    lines.append("end_now(0)")
     lines.append(f"# {command or 'schedcheck check ' + cx.system + ' ' + target_spec}")
     return "\n".join(lines) + "\n"

@@ -39,8 +39,9 @@ from typing import Any
 # the replay defines these itself (its copy of schedcheck.targets.adapt, standard library only too)
 from schedcheck.targets.adapt import error_name, norm_claim, norm_claims, norm_info, norm_reply
 
-__all__ = ["MAX_WALK", "current_hash_seed", "differs", "entries_held", "load_target",
-           "need_schedcheck", "pin_hash_seed", "reproduced", "same", "step_limit"]
+__all__ = ["MAX_WALK", "current_hash_seed", "differs", "end_at_once", "end_now", "ends_process",
+           "entries_held", "load_target", "need_schedcheck", "pin_hash_seed", "reproduced",
+           "same", "step_limit"]
 
 #: Set in the environment of the replay's one re-run under the check's hash seed.
 _PINNED = "SCHEDCHECK_REPLAY_HASH_SEED_PINNED"
@@ -170,6 +171,65 @@ class step_limit:
             raise AssertionError(
                 f"step {self.index} ({self.words}): no reply within {self.seconds:g} s -- the "
                 "call hangs, as it did when this counterexample was found") from None
+
+
+def end_now(status: int = 0) -> None:
+    """Leave at once with ``status``: a thread the target left running (not a daemon) does
+    not keep the replay from ending. Also installed as the last word of an uncaught error
+    (its traceback printed first, exit status 1)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
+
+
+def _print_then_end(kind: type[BaseException], exc: BaseException,
+                    tb: TracebackType | None) -> None:
+    sys.__excepthook__(kind, exc, tb)
+    end_now(1)
+
+
+def end_at_once() -> None:
+    """An uncaught error ends the replay at once, whatever threads the target started."""
+    sys.excepthook = _print_then_end
+
+
+#: The exit status of the copy that ran a step to its end (see :func:`ends_process`).
+_STEP_RETURNED = 117
+
+
+def ends_process(index: int, words: str, actual_then: str, code: str,
+                 names: dict[str, Any]) -> None:
+    """Run one step's ``code`` (in ``names``) in a forked copy of this process: a step that
+    ended the check's process (a crash, an exit) fails the replay here with an
+    AssertionError instead of taking the replay down; a step that returns lets the replay go
+    on (where there is no fork, the step runs here)."""
+    if not hasattr(os, "fork"):
+        exec(code, names)
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            import faulthandler
+
+            faulthandler.disable()
+            exec(code, names)
+        except BaseException:
+            pass
+        os._exit(_STEP_RETURNED)
+    try:
+        _, status = os.waitpid(pid, 0)
+    except BaseException:  # the step limit: the copy is stopped with the step
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        raise
+    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == _STEP_RETURNED:
+        return
+    how = (f"was killed by {signal.Signals(os.WTERMSIG(status)).name}"
+           if os.WIFSIGNALED(status) else f"exited with status {os.WEXITSTATUS(status)}")
+    raise AssertionError(f"step {index} ({words}): the process {how} during this step, as "
+                         f"when this counterexample was found ({actual_then})")
 
 
 def differs(index: int, words: str, expected: str, actual_then: str,

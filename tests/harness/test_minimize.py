@@ -62,35 +62,30 @@ def test_a_dropped_dependency_goes_with_its_task() -> None:
     assert again is not None and again.clause == S7
 
 
-def test_the_reduction_of_a_hang_stops_after_a_few_replays_that_hang(monkeypatch: Any) -> None:
-    """Each replay that reproduces a hang waits out the whole step limit, so the reduction
-    counts them and stops at ``MAX_HUNG_REPLAYS``, saying so, with the shortest program it
-    reached (here a wheel whose cancel never returns, a step limit of 50 ms, a bound of 2)."""
+def test_the_reduction_of_a_hang_runs_each_candidate_in_a_fresh_process() -> None:
+    """A call that hangs stops the supervised child (``schedcheck.supervised``): its example
+    is reduced by running each candidate in a fresh child with the step limit, under the
+    reduction's own time limit, and the hang is reported once (a wheel whose cancel never
+    returns while two timers are pending, a step limit of 0.2 s)."""
     from schedcheck.impl import HashedTimingWheel
 
-    from schedcheck.harness import guard
-    from schedcheck.harness.wheel.suite import run_wheel_suite
+    from schedcheck import supervised
 
     class CancelNeverReturns(HashedTimingWheel):
         def cancel(self, handle: Any) -> bool:
-            while True:
+            while self.pending() >= 2:  # (the capability probe cancels its only timer)
                 pass
+            return bool(super().cancel(handle))
 
-    def hangs(**options: Any) -> tuple[int, Any]:
-        before = guard.timeouts()
-        with guard.step_limit(0.05):
-            result = run_wheel_suite(CancelNeverReturns, seed=3, profile="ci", budget=5,
-                                     **options)
-        return guard.timeouts() - before, result
-
-    in_search, _ = hangs(shrink=False)  # the search's own, without a reduction
-    monkeypatch.setattr(minimize, "MAX_HUNG_REPLAYS", 2)
-    total, result = hangs()
-    cx = result.counterexample
-    assert cx is not None and "Hang[no reply within 0.05 s]" in cx.message, result.notes
-    assert any("stopped after 2 replays that hung" in note for note in result.notes), (
-        result.notes)
-    assert total - in_search == 2
+    result = supervised.check("wheel", CancelNeverReturns, step_seconds=0.2, seed=3,
+                              profile="ci", budget=3, levels=True, level="contract",
+                              cost=False)
+    hangs = [cx for cx in result.all_counterexamples()
+             if "did not return within 0.2 s" in cx.message]
+    assert len(hangs) == 1, result.notes
+    assert "each in a fresh process" in hangs[0].message
+    assert hangs[0].steps[-1].actual == "raises Hang[did not return within 0.2 s]"
+    assert "cancel(" in hangs[0].steps[-1].code
 
 
 class _WalkingWheel:
@@ -117,47 +112,23 @@ class _WalkingWheel:
 
 
 def test_a_hang_that_comes_from_the_distance_is_reduced_near_zero() -> None:
-    from schedcheck.harness import guard
+    """A hang found far from 0 (the child stopped at the call) is reduced in fresh children;
+    the times move towards 0 until the advance no longer hangs while W6 still breaks: that
+    smaller counterexample of the same clause is the one reported."""
+    from schedcheck import supervised
+    from schedcheck.harness.supervisor import Outcome
 
-    machine = get("wheel").make_machine(_WalkingWheel)
     bool_now = Op("_advance", (True,), {"words": "advance with a bool now"})
     start = -2**40
     legal = [Op("_advance", (start + 10 * i,), {"words": "advance"}) for i in (1, 2, 3, 4)]
     far = [Op("_build", (10, 5, {"start": start}), {}), *legal, bool_now]
-    with guard.step_limit(0.2), guard.guarded():
-        cx, _ = minimize._in_test_context(lambda: minimize.replay(machine, far))
-        assert cx is not None and cx.clause == "W6" and "Hang" in cx.message  # it hangs
-        before = guard.timeouts()
-        reduced = minimize.minimize(machine, far, cx)
-        hung = guard.timeouts() - before
-    assert reduced is not None
-    # the times moved towards 0 first: the advance no longer hangs, and W6 still breaks
-    assert "start" not in reduced.counterexample.setup, reduced.counterexample.setup
-    assert "Hang" not in reduced.counterexample.message
-    assert len(reduced.counterexample.steps) == 1
-    assert hung == 1, hung  # the first replay alone (each hang waits out the step limit)
-
-
-def test_numbers_that_cannot_move_alone_go_down_together() -> None:
-    """Three delays whose failure needs their order and closeness (as three timers that must
-    share a bucket): each number alone can only creep down by one; halved together they drop
-    fast, then the one-at-a-time pass finishes."""
-    tried: list[int] = []
-
-    def delays(ops: list[Op]) -> list[int]:
-        return [op.args[0] for op in ops if op.name == "_schedule"]
-
-    def fails(ops: list[Op]) -> bool:
-        tried.append(1)
-        a, b, c = delays(ops) if len(delays(ops)) == 3 else (0, 0, 0)
-        return 1 <= a < b < c <= a + 20
-
-    program = [Op("_build", (1, 56, {}), {}),
-               *(Op("_schedule", (d, False), {"after": True, "words": f"a timer in {d}"})
-                 for d in (595, 603, 615))]
-    reduced = minimize.reduce_ops(program, fails)
-    assert fails(reduced)
-    assert max(delays(reduced)) <= 16, delays(reduced)
-    assert reduced[0].args[1] < 56  # the wheel's size went down with them
-    assert reduced[1].kwargs["words"] == f"a timer in {delays(reduced)[0]}"
-    assert len(tried) < 300, len(tried)  # one at a time alone: one replay per step down
+    hung = Outcome("hung", method="advance", example=[
+        ("step", "target = factory(10, 5, start=-1099511627776)", 0, "target.advance(True)",
+         "advance with a bool now", None, "W6"),
+        *(("op", i, op) for i, op in enumerate(far))])
+    cx = supervised._reduced(get("wheel"), _WalkingWheel, hung, 0.2, 256, {}, None)
+    assert cx.unreduced is not None, cx.message  # the hang came back, then was reduced
+    assert cx.clause == "W6"
+    assert "start" not in cx.setup, cx.setup
+    assert "Hang" not in cx.message
+    assert len(cx.steps) == 1

@@ -167,7 +167,7 @@ def test_a_hanging_target_is_a_verdict_not_a_stuck_run(tmp_path: Path) -> None:
                  "15", "--seed", "3", "--no-shrink", "--no-cost", "--step-seconds", "0.2",
                  "--out", "out", timeout=240)
     assert run.returncode == 1, run.stdout + run.stderr
-    assert "Hang[no reply within 0.2 s]" in run.stdout
+    assert "Hang[did not return within 0.2 s]" in run.stdout
     assert _verdicts(tmp_path / "out")["W4"] == "broken"
     assert "Traceback" not in run.stderr
 

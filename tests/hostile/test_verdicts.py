@@ -1,0 +1,138 @@
+"""Whatever the target does, ``schedcheck check`` ends with a verdict.
+
+Each hostile target (``targets.py``) is the bundled scheduler or wheel with one call that
+never returns, ends the process, allocates or recurses without bound, or leaves a thread
+behind. The check must exit 1 with a card naming that call, print no traceback, and leave
+nothing of the target running: no child process, no thread. Budgets, step limits, seeds and
+the Hypothesis profile are pinned on the command line, so the run is the same whatever the
+environment selects.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from schedcheck import cli
+from tests.hostile.targets import BEHAVIOURS
+
+HERE = Path(__file__).parent
+TARGETS = HERE / "targets.py"
+#: what the card says of the call, per kind of misbehaviour
+SAYS = {"spin": "did not return within 1 s", "lock": "did not return within 1 s",
+        "exit": "the process exited with status 0", "segfault": "killed by SIGSEGV",
+        "memory": "OutOfMemory", "recursion": "RecursionError", "thread": "counterexample"}
+METHOD = {"scheduler": "complete(", "wheel": "advance("}
+
+
+def children() -> list[str]:
+    """The ids of this process's child processes (from /proc, every thread's list)."""
+    pids: list[str] = []
+    for task in os.listdir(f"/proc/{os.getpid()}/task"):
+        try:
+            text = Path(f"/proc/{os.getpid()}/task/{task}/children").read_text()
+        except OSError:
+            continue
+        pids += text.split()
+    return pids
+
+
+def threads() -> int:
+    return len(os.listdir(f"/proc/{os.getpid()}/task"))
+
+
+def check(system: str, target: str, out: Path, *more: str) -> int:
+    return cli.main(["check", system, target, "--budget", "5", "--step-seconds", "1",
+                     "--seed", "1", "--profile", "ci", "--memory-limit", "256", "--no-cost",
+                     "--out", str(out), *more])
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux's /proc")
+@pytest.mark.parametrize("system", ["scheduler", "wheel"])
+@pytest.mark.parametrize("kind", sorted(BEHAVIOURS))
+def test_a_misbehaving_call_is_a_verdict_and_nothing_is_left_running(
+        system: str, kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = threads()
+    name = f"{kind.title()}{system.title()}"
+    code = check(system, f"{TARGETS}:{name}", tmp_path / "out")
+    shown = capsys.readouterr()
+    text = shown.out + shown.err
+    assert code == 1, text
+    assert "Traceback" not in text
+    assert "report card" in shown.out
+    assert METHOD[system] in shown.out
+    assert SAYS[kind] in shown.out, shown.out
+    assert (tmp_path / "out" / "report.json").exists()
+    assert children() == []
+    assert threads() == before, [t.name for t in threading.enumerate()]
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux's /proc")
+def test_a_hang_is_reduced_reported_once_and_its_replay_fails_at_the_call(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    code = check("scheduler", f"{TARGETS}:LockScheduler", tmp_path / "out")
+    capsys.readouterr()
+    assert code == 1
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    found = [report["counterexample"], *report["other_counterexamples"]]
+    hangs = [cx for cx in found if "did not return within 1 s" in cx["message"]]
+    assert len(hangs) == 1  # reported once: the search went on without complete()
+    hang = hangs[0]
+    assert "each in a fresh process" in hang["message"]  # reduced in fresh children
+    last = hang["steps"][-1]
+    assert last["diverged"] and "complete(" in last["code"]
+    assert last["actual"] == "raises Hang[did not return within 1 s]"
+    assert hang["replay_check"] == f"verified: fails at step {last['index']} as shown"
+    assert children() == []
+
+
+@pytest.mark.parametrize(("system", "spec"), [("scheduler", "schedcheck.impl:Scheduler"),
+                                              ("wheel", "schedcheck.impl:HashedTimingWheel")])
+def test_a_correct_target_gets_the_same_verdicts_supervised_as_in_process(
+        system: str, spec: str) -> None:
+    from schedcheck import pipeline, supervised
+    from schedcheck.targets import load_target
+
+    factory = load_target(spec).factory
+    pinned = {"examples": 12, "seed": 3, "profile": "ci", "cost": False, "levels": True}
+    plain = pipeline.check(system, factory, target_name=spec, **pinned)
+    watched = supervised.check(system, factory, target_name=spec, **pinned)
+    assert plain.ok and watched.ok
+    assert ({cid: s.verdict for cid, s in watched.stats.items()}
+            == {cid: s.verdict for cid, s in plain.stats.items()})
+    assert watched.examples == plain.examples
+    assert children() == []
+
+
+def test_a_correct_target_exits_0_under_supervision(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    code = cli.main(["check", "scheduler", "schedcheck.impl:Scheduler", "--examples", "10",
+                     "--seed", "1", "--profile", "ci", "--no-cost", "--out", str(tmp_path)])
+    shown = capsys.readouterr().out
+    assert code == 0, shown
+    assert "the target ran in a supervised process" in shown
+    assert children() == []
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux's /proc")
+def test_the_pytest_api_fails_a_hanging_target_and_the_session_goes_on(
+        request: pytest.FixtureRequest) -> None:
+    from hypothesis import settings
+
+    from schedcheck import scheduler_suite
+    from schedcheck.harness import guard
+    from tests.hostile.targets import LockScheduler
+
+    before = threads()
+    suite = scheduler_suite(LockScheduler, settings=settings(
+        max_examples=20, database=None, derandomize=True, deadline=None))
+    with guard.step_limit(1.0), pytest.raises(pytest.fail.Exception,
+                                              match="did not return within 1 s"):
+        suite().test_behaves_like_the_model(request)
+    assert children() == []
+    assert threads() == before
