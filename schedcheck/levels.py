@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from schedcheck.harness import guard
 from schedcheck.harness.result import CONTRACT_ONLY, NOT_REACHED, RunResult
 from schedcheck.keep_going import keep_going
 from schedcheck.systems import System
@@ -60,20 +61,26 @@ def missing_operations(entry: System, factory: Callable[..., Any],
 #: One ordinary call of each operation on a fresh target (after ``setup``): an operation
 #: whose call raises NotImplementedError is refused -- the target has it in name only.
 _PROBES: dict[str, tuple[Callable[[Any], Any], dict[str, Callable[[Any], Any]]]] = {
-    "scheduler": (lambda t: (t.submit("probe", ()), t.start()), {
-        "complete": lambda t: t.complete("probe", 1),
-        "fail": lambda t: t.fail("probe", 1),
-        "cancel": lambda t: t.cancel("probe"),
-        "cancel_requested": lambda t: t.cancel_requested("probe", 1),
-        "close": lambda t: t.close(),
-        "info": lambda t: t.info("probe"),
+    "scheduler": (lambda t: (_call(t, "submit", "probe", ()), _call(t, "start")), {
+        "complete": lambda t: _call(t, "complete", "probe", 1),
+        "fail": lambda t: _call(t, "fail", "probe", 1),
+        "cancel": lambda t: _call(t, "cancel", "probe"),
+        "cancel_requested": lambda t: _call(t, "cancel_requested", "probe", 1),
+        "close": lambda t: _call(t, "close"),
+        "info": lambda t: _call(t, "info", "probe"),
     }),
-    "wheel": (lambda t: t.schedule(5, _no_op), {
-        "schedule_after": lambda t: t.schedule_after(5, _no_op),
-        "cancel": lambda t: t.cancel(t.schedule(7, _no_op)),
-        "pending": lambda t: t.pending(),
+    "wheel": (lambda t: _call(t, "schedule", 5, _no_op), {
+        "schedule_after": lambda t: _call(t, "schedule_after", 5, _no_op),
+        "cancel": lambda t: _call(t, "cancel", _call(t, "schedule", 7, _no_op)),
+        "pending": lambda t: _call(t, "pending"),
     }),
 }
+
+
+def _call(target: Any, method: str, *args: Any) -> Any:
+    """One call of the target's ``method`` under the step guard (limited, and marked for the
+    supervisor: a probe that hangs or crashes is the supervised check's verdict)."""
+    return guard.call_limited(getattr(target, method), *args)
 
 
 def _no_op() -> None:
@@ -100,6 +107,8 @@ def refused_operations(entry: System, factory: Callable[..., Any],
             return refused  # the setup itself does not work: nothing to tell from here
         try:
             call(target)
+        except guard.StepTimeout:
+            continue  # a hang is the suite's business too
         except NotImplementedError:
             refused.append(op)
         except Exception:  # the suite judges every other answer
