@@ -51,7 +51,9 @@ broken:  {clause}
 {message}
 
 It loads the target the way `schedcheck check` did, replays the {n} steps below, and fails
-with an AssertionError at step {diverging} if the target still behaves this way. {needs}
+with an AssertionError at step {diverging} if the target still behaves this way; once it is
+fixed, it prints "did not reproduce" and exits 0. `python3 {filename} --target FILE.py:ATTR`
+(or `module:ATTR`) runs the same steps on another implementation. {needs}
 Found by: {command}
 """
 
@@ -70,8 +72,9 @@ STEP_SECONDS = {step_seconds!r}  #: the check's time limit for one call
 #: the str hash seed the check ran with (None: random): the script runs again under it once
 HASH_SEED = {hash_seed!r}
 
+TARGET, LOAD_FROM = chosen_target(TARGET, CHECKED_IN)  # `--target SPEC`: another one
 pin_hash_seed(HASH_SEED)
-factory = load_target(TARGET, CHECKED_IN, SEARCH_PATHS)
+factory = load_target(TARGET, LOAD_FROM, SEARCH_PATHS)
 '''
 
 
@@ -167,7 +170,7 @@ def _step_code_and_check(st: Step) -> tuple[str, str | None]:
     return st.code, check
 
 
-def _observed(st: Step, code: str) -> str | None:
+def _observed(st: Step, code: str, cx: Counterexample) -> str | None:
     """On the diverging step: an expression true iff the target did again what it did when
     this was found, if its reply shows it (the step's own ``observed``, else its reply
     compared with the one recorded). None when the reply was the model's own (the clause
@@ -180,6 +183,10 @@ def _observed(st: Step, code: str) -> str | None:
         return None  # the step limit reports a hang; memory is the check's own ceiling
     if st.observed:
         return st.observed
+    cycle = (cx.snapshot or {}).get("cycle") if cx.clause == "S-ORACLE-CYCLE" else None
+    if cycle and st.actual.startswith("raises "):
+        # a cycle error is right here; what broke the clause is the cycle it names
+        return f"cycle_named(_raised) == {[str(c) for c in cycle]!r}"
     if st.actual.startswith("raises "):
         name = st.actual[len("raises "):].split("(", 1)[0]
         return f"_raised is not None and error_name(_raised) == {name!r}"
@@ -209,19 +216,27 @@ def _block(code: str) -> str:
     return f"{body}\n        pass" if only_comments else body
 
 
-def _step_lines(st: Step, cx: Counterexample) -> list[str]:
+def _step_lines(st: Step, cx: Counterexample, aside_since: int | None = None) -> list[str]:
+    """The step's block. ``aside_since``: the first earlier step set aside in this run, after
+    which the model followed the target's own answers: its replies are then the wrong
+    target's, so they are not compared (a correct implementation differs from them), only
+    whether the diverging step did again what broke the clause."""
     lines = [f"# step {st.index}: {st.words}"]
     if st.diverged:
         model = st.expected or f"(no reply to compare: {cx.clause})"
         lines.append(f"#   model:          {model}")
         lines.append(f"#   implementation: {st.actual}    <-- first divergence")
     code, check = _step_code_and_check(st)
-    observed = _observed(st, code) if st.diverged else None
+    observed = _observed(st, code, cx) if st.diverged else None
     if st.aside and (not st.diverged or observed):
         # the target differed from the model here on a clause set aside in this run, which
         # went on with the model following the target: nothing to compare at this step
         lines.append(f"#   (differs from the model on {st.aside.replace(',', ', ')}, set aside "
                      "in this run: not compared here)")
+        check = None
+    elif check and aside_since is not None and (not st.diverged or observed):
+        lines.append(f"#   (not compared with the model: since step {aside_since}, set aside, "
+                     "the model followed this target's answers)")
         check = None
     lines += [f"with step_limit({st.index}, {st.words!r}, STEP_SECONDS):",
               "    try:", _block(code),
@@ -281,11 +296,14 @@ def replay_script(
              "with step_limit(-1, 'build the target', STEP_SECONDS):",
              textwrap.indent(setup, "    "), ""]
     lane: str | None = None
+    aside_since: int | None = None
     for st in cx.steps:
         if st.thread and st.thread != lane:
             lines.append(f"# -- thread {st.thread}")
             lane = st.thread
-        lines += _step_lines(st, cx)
+        lines += _step_lines(st, cx, aside_since)
+        if st.aside and aside_since is None:
+            aside_since = st.index
     lines.append(
         'print("did not reproduce: every step behaved as the model did '
         '(the target was fixed, or the failure depends on timing)")'
