@@ -181,12 +181,12 @@ def _observed(st: Step, code: str, cx: Counterexample) -> str | None:
         return None
     if st.actual.startswith(("raises Hang[", "raises OutOfMemory[")):
         return None  # the step limit reports a hang; memory is the check's own ceiling
-    if st.observed:
-        return st.observed
     cycle = (cx.snapshot or {}).get("cycle") if cx.clause == "S-ORACLE-CYCLE" else None
     if cycle and st.actual.startswith("raises "):
         # a cycle error is right here; what broke the clause is the cycle it names
         return f"cycle_named(_raised) == {[str(c) for c in cycle]!r}"
+    if st.observed:
+        return st.observed
     if st.actual.startswith("raises "):
         name = st.actual[len("raises "):].split("(", 1)[0]
         return f"_raised is not None and error_name(_raised) == {name!r}"
