@@ -51,7 +51,9 @@ broken:  {clause}
 {message}
 
 It loads the target the way `schedcheck check` did, replays the {n} steps below, and fails
-with an AssertionError at step {diverging} if the target still behaves this way. {needs}
+with an AssertionError at step {diverging} if the target still behaves this way; once it is
+fixed, it prints "did not reproduce" and exits 0. `python3 {filename} --target FILE.py:ATTR`
+(or `module:ATTR`) runs the same steps on another implementation. {needs}
 Found by: {command}
 """
 
@@ -70,8 +72,7 @@ STEP_SECONDS = {step_seconds!r}  #: the check's time limit for one call
 #: the str hash seed the check ran with (None: random): the script runs again under it once
 HASH_SEED = {hash_seed!r}
 
-{exec_client}pin_hash_seed(HASH_SEED)
-{factory_line}
+{exec_client}{factory_line}
 '''
 
 
@@ -136,6 +137,13 @@ if "--exec" in sys.argv[1:-1]:  # replay the same steps against another implemen
 '''
 
 
+#: How a replay of a Python target loads it: the recorded one, or ``--target SPEC``.
+_PYTHON_FACTORY = """\
+TARGET, LOAD_FROM = chosen_target(TARGET, CHECKED_IN)  # `--target SPEC`: another one
+pin_hash_seed(HASH_SEED)
+factory = load_target(TARGET, LOAD_FROM, SEARCH_PATHS)"""
+
+
 def _exec_client(target_spec: str) -> str:
     """For an ``--exec`` target: the protocol's client (copies of
     ``schedcheck.targets.exec_client`` and ``exec_instances``) and the ``--exec`` argument."""
@@ -194,7 +202,7 @@ def _step_code_and_check(st: Step) -> tuple[str, str | None]:
     return st.code, check
 
 
-def _observed(st: Step, code: str) -> str | None:
+def _observed(st: Step, code: str, cx: Counterexample) -> str | None:
     """On the diverging step: an expression true iff the target did again what it did when
     this was found, if its reply shows it (the step's own ``observed``, else its reply
     compared with the one recorded). None when the reply was the model's own (the clause
@@ -206,6 +214,10 @@ def _observed(st: Step, code: str) -> str | None:
     if st.actual.startswith(("raises Hang[", "raises OutOfMemory[", "raises StrayThreads[",
                              *ENDS_PROCESS)):
         return None  # the step limit reports a hang; memory is the check's own ceiling
+    cycle = (cx.snapshot or {}).get("cycle") if cx.clause == "S-ORACLE-CYCLE" else None
+    if cycle and st.actual.startswith("raises "):
+        # a cycle error is right here; what broke the clause is the cycle it names
+        return f"cycle_named(_raised) == {[str(c) for c in cycle]!r}"
     if st.observed:
         return st.observed
     if st.actual.startswith("raises "):
@@ -241,19 +253,27 @@ def _block(code: str) -> str:
 ENDS_PROCESS = ("raises Crash[", "raises Exit[")
 
 
-def _step_lines(st: Step, cx: Counterexample) -> list[str]:
+def _step_lines(st: Step, cx: Counterexample, aside_since: int | None = None) -> list[str]:
+    """The step's block. ``aside_since``: the first earlier step set aside in this run, after
+    which the model followed the target's own answers: its replies are then the wrong
+    target's, so they are not compared (a correct implementation differs from them), only
+    whether the diverging step did again what broke the clause."""
     lines = [f"# step {st.index}: {st.words}"]
     if st.diverged:
         model = st.expected or f"(no reply to compare: {cx.clause})"
         lines.append(f"#   model:          {model}")
         lines.append(f"#   implementation: {st.actual}    <-- first divergence")
     code, check = _step_code_and_check(st)
-    observed = _observed(st, code) if st.diverged else None
+    observed = _observed(st, code, cx) if st.diverged else None
     if st.aside and (not st.diverged or observed):
         # the target differed from the model here on a clause set aside in this run, which
         # went on with the model following the target: nothing to compare at this step
         lines.append(f"#   (differs from the model on {st.aside.replace(',', ', ')}, set aside "
                      "in this run: not compared here)")
+        check = None
+    elif check and aside_since is not None and (not st.diverged or observed):
+        lines.append(f"#   (not compared with the model: since step {aside_since}, set aside, "
+                     "the model followed this target's answers)")
         check = None
     if st.diverged and st.actual.startswith(ENDS_PROCESS):  # the replay survives the step
         code = (f"ends_process({st.index}, {st.words!r}, {st.actual!r}, {code!r}, "
@@ -313,8 +333,8 @@ def replay_script(
         doubles=doubles,
         step_seconds=cx.step_seconds or guard.step_seconds(),
         exec_client=_exec_client(target_spec),
-        factory_line=(_EXEC_FACTORY.format(system=cx.system) if target_spec.startswith("exec:")
-                      else "factory = load_target(TARGET, CHECKED_IN, SEARCH_PATHS)"),
+        factory_line=("pin_hash_seed(HASH_SEED)\n" + _EXEC_FACTORY.format(system=cx.system)
+                      if target_spec.startswith("exec:") else _PYTHON_FACTORY),
         hash_seed=current_hash_seed(),
     )
     # a race's replay imports schedcheck's thread controller: make it importable first
@@ -323,11 +343,14 @@ def replay_script(
              "with step_limit(-1, 'build the target', STEP_SECONDS):",
              textwrap.indent(setup, "    "), ""]
     lane: str | None = None
+    aside_since: int | None = None
     for st in cx.steps:
         if st.thread and st.thread != lane:
             lines.append(f"# -- thread {st.thread}")
             lane = st.thread
-        lines += _step_lines(st, cx)
+        lines += _step_lines(st, cx, aside_since)
+        if st.aside and aside_since is None:
+            aside_since = st.index
     lines.append(
         'print("did not reproduce: every step behaved as the model did '
         '(the target was fixed, or the failure depends on timing)")'

@@ -6,6 +6,8 @@ script it writes, together with ``schedcheck.targets.adapt`` (how the check read
 wheel's test doubles, so that a replay runs with any ``python3`` and imports nothing but the
 target. Keep it that way: this module may import the standard library alone (a test checks).
 
+* :func:`chosen_target` -- the target of the check, or the one ``--target SPEC`` names (the
+  same steps on another implementation: a fixed one passes, printing "did not reproduce");
 * :func:`load_target` -- ``module:attr`` (importable from the folder the check ran in),
   ``path/to/file.py:attr``, as ``schedcheck check`` loads it, or ``zoo:NAME`` (a mistake of
   schedcheck's own zoo, which needs schedcheck); when the target's own imports
@@ -13,6 +15,8 @@ target. Keep it that way: this module may import the standard library alone (a t
   the folders the checking interpreter imported from are added and the load is tried again;
 * :class:`step_limit` -- the step time limit of the check: a step that does not return within
   it fails the replay with an ``AssertionError`` at that step, as the check's verdict did;
+* :func:`cycle_named` -- the cycle a cycle error names (a wrong one is what the cycle oracle
+  reports: a correct implementation raises too, naming a real cycle);
 * :func:`differs` / :func:`reproduced` -- the messages of the two kinds of failing step: a
   reply that differs from the model's, and a step whose failing behaviour came back;
 * :func:`current_hash_seed` / :func:`pin_hash_seed` -- the str hash seed of the check, and
@@ -39,7 +43,8 @@ from typing import Any
 # the replay defines these itself (its copy of schedcheck.targets.adapt, standard library only too)
 from schedcheck.targets.adapt import error_name, norm_claim, norm_claims, norm_info, norm_reply
 
-__all__ = ["MAX_WALK", "current_hash_seed", "differs", "end_at_once", "end_now", "ends_process",
+__all__ = ["MAX_WALK", "chosen_target", "current_hash_seed", "cycle_named", "differs",
+           "end_at_once", "end_now", "ends_process",
            "entries_held", "load_target", "need_schedcheck", "pin_hash_seed", "reproduced",
            "same", "step_limit"]
 
@@ -69,15 +74,50 @@ def pin_hash_seed(seed: str | None) -> None:
                                    ("-P", getattr(sys.flags, "safe_path", False))) if on]
     sys.stdout.flush()
     sys.stderr.flush()
-    os.execve(sys.executable, [sys.executable, *flags, os.path.abspath(sys.argv[0])], env)
+    os.execve(sys.executable,
+              [sys.executable, *flags, os.path.abspath(sys.argv[0]), *sys.argv[1:]], env)
+
+
+def chosen_target(target: str, checked_in: str,
+                  argv: list[str] | None = None) -> tuple[str, str]:
+    """The target to replay and the folder its spec is read from: the one the check ran on
+    (from the folder the check ran in), or ``--target SPEC`` (from the current folder) -- the
+    same steps against another implementation, to confirm a fix."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        description=f"Replay a schedcheck counterexample. Without --target it runs on the "
+                    f"target the check found it on ({target}); it fails with an "
+                    "AssertionError at the diverging step while the mistake is there and "
+                    "prints 'did not reproduce' (exit 0) once it is gone.")
+    parser.add_argument("--target", metavar="SPEC",
+                        help="run the same steps on another implementation: "
+                             "path/to/file.py:ATTR or module:ATTR (read from the current "
+                             "folder, as schedcheck check reads it)")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.target:
+        if ":" not in args.target or not args.target.rpartition(":")[2]:
+            parser.error(f"--target {args.target!r}: expected path/to/file.py:ATTR or "
+                         "module:ATTR")
+        return args.target, os.getcwd()
+    return target, checked_in
 
 
 def load_target(spec: str, checked_in: str, search_paths: list[str]) -> Any:
-    """The object ``spec`` names, loaded the way ``schedcheck check`` loaded it."""
+    """The object ``spec`` names, loaded the way ``schedcheck check`` loaded it: when its
+    imports fail, the folders the checking python imported from are added after this
+    python's own and the load is tried again, with every module the first try left behind
+    forgotten (a folder beside the target named like a package it imports was taken for a
+    namespace package there; with the package's install on the path, the package wins, as
+    it did in the check)."""
+    before = set(sys.modules)
     try:
         return _load(spec, checked_in)
     except ImportError:
         pass
+    for name in set(sys.modules) - before:
+        del sys.modules[name]
+    importlib.invalidate_caches()
     for where in search_paths:
         site.addsitedir(where)  # also runs the .pth files there (an editable install)
     try:
@@ -244,6 +284,16 @@ def reproduced(index: int, words: str, clause: str, story: str, actual_then: str
     """The message of a step that did again what broke ``clause``."""
     return (f"step {index} ({words}): {clause} broken again -- {story} (the implementation "
             f"gave {actual_then}, as when this was found)")
+
+
+def cycle_named(exc: BaseException | None) -> list[str] | None:
+    """The ``.cycle`` a cycle error names, each id as its repr (as the check recorded it),
+    or None when there is no error or it names none."""
+    cycle = getattr(exc, "cycle", None)
+    if exc is None or cycle is None:
+        return None
+    shown = list(cycle) if isinstance(cycle, (list, tuple)) else [cycle]
+    return [repr(x) for x in shown]
 
 
 def same(value: Any, expected: str) -> bool:

@@ -37,6 +37,7 @@ docstring). Without an adapter the capabilities are probed (``wheel.fixtures.pro
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
@@ -362,6 +363,13 @@ class SchedulerAdapter:
     implementation hands out now; when it has no limit of its own the adapter queues them
     and hands out at most the free slots (the queue is the adapter's, the order is the
     implementation's).
+
+    What the adapter holds in its queue is READY for the suite and running for the
+    implementation, so the base keeps the two apart: a report (``complete``/``fail``) of a
+    held task is refused with ValueError and never reaches the implementation; a ``cancel``
+    of a held task takes it out of the queue for good (the implementation gets the cancel
+    and, when it has ``fail``, the failure that confirms it, as a worker would report a
+    cancelled run), so it is never handed out afterwards.
     """
 
     capabilities: ClassVar[SchedulerCapabilities] = SchedulerCapabilities(
@@ -434,5 +442,16 @@ class SchedulerAdapter:
         self.fail_task(task_id)
 
     def cancel(self, task_id: Any) -> None:
+        if task_id not in self._queue:
+            self.cancel_task(task_id)
+            return
+        # held: READY for the suite, running for the implementation. The cancel is forwarded
+        # (an implementation that refuses it leaves the task held, as it was); the task then
+        # leaves the queue, and the implementation, which believes it is running, is told it
+        # ended, as its worker would tell it
         self.cancel_task(task_id)
+        self._queue.remove(task_id)
+        if self.capabilities.fail:
+            with contextlib.suppress(Exception):  # a report the suite did not make
+                self.fail_task(task_id)
 

@@ -120,12 +120,12 @@ def test_the_wheel_suite_with_concurrent_rounds_finds_the_split_max_pending_chec
     assert "concurrent_round(target, 'wheel'" in cx.steps[-1].code
 
 
-def test_both_correct_wheels_pass_the_suite_with_concurrent_rounds() -> None:
-    for factory in (impl.HashedTimingWheel, impl.HierarchicalTimingWheel):
-        result = run_wheel_suite(factory, extra_bases=concurrency_bases("wheel", factory),
-                                 seed=2)
-        assert result.counterexample is None, result.counterexample.message
-        assert result.stats["W-LIN"].verdict == "held"
+@pytest.mark.parametrize("factory", [impl.HashedTimingWheel, impl.HierarchicalTimingWheel],
+                         ids=lambda f: f.__name__)
+def test_both_correct_wheels_pass_the_suite_with_concurrent_rounds(factory: Any) -> None:
+    result = run_wheel_suite(factory, extra_bases=concurrency_bases("wheel", factory), seed=2)
+    assert result.counterexample is None, result.counterexample.message
+    assert result.stats["W-LIN"].verdict == "held"
 
 
 def test_controller_overhead_is_measured_against_free_threads() -> None:

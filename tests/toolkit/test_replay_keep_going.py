@@ -82,6 +82,15 @@ def _replays_at_its_step(cx: Counterexample, target: type, tmp_path: Path) -> No
                           capture_output=True, text=True, timeout=120, check=False)
     failed = re.findall(r"^AssertionError: step (-?\d+) ", done.stderr, re.MULTILINE)
     assert failed == [str(at.index)], (at.index, done.stdout, done.stderr[-2000:])
+    # and on a correct implementation (the reference model), the same steps pass
+    fixed = subprocess.run([replay_python(), "-I", script.name, "--target", CORRECT],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                           check=False)
+    assert fixed.returncode == 0 and "did not reproduce" in fixed.stdout, fixed.stderr[-2000:]
+
+
+#: a correct scheduler, for ``replay.py --target``
+CORRECT = "schedcheck.model:Scheduler"
 
 
 STALE_FAIL = [Op("_build", (2,), {}), _submit("a"), _submit("c"), Op("start", (), {}),
@@ -99,6 +108,22 @@ def test_a_step_that_differed_on_a_set_aside_clause_is_not_compared_in_the_repla
     assert later is not None and later.clause != first.clause
     assert later.divergence is not None and later.divergence.index > first.divergence.index
     assert any(st.aside == first.clause for st in later.steps), later.steps
+    _replays_at_its_step(later, AlsoDuplicateApplied, tmp_path)
+
+
+def test_steps_after_a_set_aside_step_compare_nothing_so_a_correct_target_passes(
+        tmp_path: Path) -> None:
+    """After the stale fail() is set aside, the model follows the target: 'a' FAILED, so its
+    resubmit starts generation 2 there, where a correct scheduler (still running 'a') refuses
+    it. The replay compares nothing after the set-aside step but the diverging step's own
+    breach, so it still fails on the target and passes on a correct one."""
+    first = _run(AlsoDuplicateApplied, STALE_FAIL)
+    assert first is not None
+    ops = [*STALE_FAIL, _submit("a"), _report("complete", "c", 1), _report("complete", "c", 1)]
+    later = _run(AlsoDuplicateApplied, ops, frozenset({first.clause}))
+    assert later is not None and later.clause != first.clause
+    resubmit = next(st for st in later.steps if "submit 'a'" in st.words and st.index > 3)
+    assert resubmit.check, "the resubmit was compared with the model in the run"
     _replays_at_its_step(later, AlsoDuplicateApplied, tmp_path)
 
 

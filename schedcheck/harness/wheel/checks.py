@@ -362,14 +362,15 @@ class WheelChecks(SuiteMachine):
                     self.diverge("W-INV-LATE", f"{rec.name} is still pending after advance("
                                  f"now={now}) processed tick {t_last} (instant {t_last * tick}"
                                  f"): later than {late_from} by more than its declared "
-                                 f"resolution of {resolution} units", step=step)
+                                 f"resolution of {resolution} units", step=step,
+                                 again=_still_pending(rec.name))
                 continue
             if rec.due_tick <= t_last - 1:
                 self.diverge("W-INV-LATE", f"{rec.name} (deadline {rec.deadline}, contract "
                              f"due tick {rec.due_tick}) is still pending after advance(now="
                              f"{now}) processed tick {t_last} (instant {t_last * tick}): more "
                              "than one tick later than the contract allows, even in "
-                             "tolerance mode", step=step)
+                             "tolerance mode", step=step, again=_still_pending(rec.name))
 
     def _note_off_tick(self, rec: TimerRecord) -> None:
         tol = TOLERANCE_NOTES.setdefault(id(self.result), _Tolerance())
@@ -494,3 +495,10 @@ class WheelChecks(SuiteMachine):
             self._query_diverges("W-INV-ONCE", f"{name} reads fired=True and cancelled=True "
                                  "at once: a timer either fired or was cancelled, never both "
                                  "(rule 4)", step)
+
+
+def _still_pending(handle: str) -> str:
+    """The replay's test that the timer ``handle`` (its variable) is still pending: neither
+    ``fired`` nor ``cancelled`` (the handle's attributes, read as the suite reads them)."""
+    return (f"not getattr({handle}, 'fired', True) and "
+            f"not getattr({handle}, 'cancelled', False)")
