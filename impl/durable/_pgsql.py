@@ -90,21 +90,25 @@ BEGIN
     RETURN out;
 END $$"""
 
-#: rule 3's claim when nothing is to be reclaimed: free slots (at most ``lim`` -- NULL: no
+#: rule 3's claim when nothing is to be reclaimed (at ``tnow``, NULL: the server's clock): free
+#: slots (at most ``lim`` -- NULL: no
 #: limit --, ``mc`` and the READY tasks there are), as many READY tasks in submission sequence,
 #: each made RUNNING with its slot and the next token (ascending in submission sequence). One
 #: row with a NULL id when the ordinary path must decide (not started, closed, or an expired
 #: lease to reclaim first).
 _CLAIM = """
-CREATE OR REPLACE FUNCTION dclaim(lim BIGINT, tnow DOUBLE PRECISION, lease DOUBLE PRECISION,
-                                  mc BIGINT, lockkey BIGINT)
-RETURNS TABLE (rid TEXT, rgen BIGINT, rfn TEXT, rtoken BIGINT) LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION dclaim_at(lim BIGINT, tnow DOUBLE PRECISION,
+                                     lease DOUBLE PRECISION, mc BIGINT, lockkey BIGINT)
+RETURNS TABLE (rid TEXT, rgen BIGINT, rfn TEXT, rtoken BIGINT, rexpires DOUBLE PRECISION)
+LANGUAGE plpgsql AS $$
 DECLARE
     v_slots BIGINT[];
     v_ids TEXT[];
     v_toks BIGINT[];
 BEGIN
     PERFORM pg_advisory_xact_lock_shared(lockkey);
+    -- the server's clock, read once the lock is held: one clock for every worker (L6)
+    tnow := COALESCE(tnow, extract(epoch FROM clock_timestamp())::float8);
     IF NOT EXISTS (SELECT 1 FROM dmeta m WHERE m.key = 'started' AND m.value = '1')
        OR EXISTS (SELECT 1 FROM dmeta m WHERE m.key = 'closed' AND m.value = '1')
        OR EXISTS (SELECT 1 FROM dtask t WHERE t.state = 'RUNNING' AND t.expires < tnow) THEN
@@ -144,7 +148,7 @@ BEGIN
         UPDATE dtask t SET state = 'RUNNING', token = v_toks[i], slot = v_slots[i],
                expires = tnow + lease, attempts = t.attempts + 1
          WHERE t.id = v_ids[i]
-        RETURNING t.id, t.gen, t.fn, t.token INTO rid, rgen, rfn, rtoken;
+        RETURNING t.id, t.gen, t.fn, t.token, t.expires INTO rid, rgen, rfn, rtoken, rexpires;
         RETURN NEXT;
     END LOOP;
 END $$"""

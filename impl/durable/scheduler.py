@@ -52,6 +52,7 @@ from schedcheck.impl.durable._records import (
     _parse_deps,
     _resolve,
     _Row,
+    check_fn_name,
 )
 from schedcheck.impl.durable._store import (
     PostgresStore,
@@ -83,15 +84,19 @@ class DurableScheduler:
     """The scheduler contract over ``sqlite:///file`` (default, embedded), ``sqlite://`` (in
     memory) or ``postgresql://...`` (psycopg 3), with leases.
 
-    ``clock`` is read once per changing call, inside its transaction (every process sharing a
-    store must use the same clock: ``time.time`` by default). ``max_attempts`` claims of one
-    submit may expire before the task is FAILED. One object per thread; share the store.
+    The lease clock is read once per changing call, inside its transaction: on PostgreSQL the
+    server's (``clock_timestamp()``, so the workers' own clocks never matter), on SQLite this
+    machine's ``time.time`` (every process shares it: one machine). ``clock`` replaces it
+    (tests move time by hand); every process sharing a store must then use that same clock.
+    ``max_attempts`` claims of one submit may expire before the task is FAILED. A SQLite file
+    that does not exist is made only with ``create=True``. One object per thread; share the
+    store.
     """
 
     def __init__(self, url: str | SqliteStore | PostgresStore = "sqlite://",
                  max_concurrency: int = 1,
-                 lease_seconds: float = 30.0, *, clock: Callable[[], float] = time.time,
-                 max_attempts: int = 5) -> None:
+                 lease_seconds: float = 30.0, *, clock: Callable[[], float] | None = None,
+                 max_attempts: int = 5, create: bool = False) -> None:
         self.max_concurrency = require_int(max_concurrency, "max_concurrency", minimum=0)
         if isinstance(lease_seconds, bool) or not isinstance(lease_seconds, (int, float)):
             raise TypeError(f"lease_seconds must be a number of seconds, got "
@@ -103,8 +108,10 @@ class DurableScheduler:
         self.clock = clock
         # an open store is shared as it is (tests reuse one connection for many schedulers)
         self._owns_store = not isinstance(url, (SqliteStore, PostgresStore))
-        self.store = url if isinstance(url, (SqliteStore, PostgresStore)) else open_store(url)
+        self.store = (url if isinstance(url, (SqliteStore, PostgresStore))
+                      else open_store(url, create=create))
         self.url = self.store.url
+        #: the functions submitted by this process (a claim of them runs the object itself)
         self._fns: dict[str, Callable[..., Any] | None] = {}
         with self.store.transaction():
             stored = self._meta("max_concurrency")
@@ -118,6 +125,15 @@ class DurableScheduler:
                              f"{stored}; open it with that value (the limit is global)")
 
     # ---- helpers (inside a transaction) --------------------------------------------------
+
+    def _now(self) -> float:
+        """The lease clock (L6): ``clock`` when given, else the server's on PostgreSQL and
+        ``time.time`` on SQLite."""
+        if self.clock is not None:
+            return float(self.clock())
+        if isinstance(self.store, PostgresStore):
+            return self.store.server_now()
+        return time.time()
 
     def _ensure_slots(self) -> None:
         """``max_concurrency`` slot rows (L7), one held by each RUNNING task: a new store, or
@@ -210,14 +226,21 @@ class DurableScheduler:
     # ---- rule 1 / 7: submit --------------------------------------------------------------
 
     def submit(self, task_id: Hashable, deps: Iterable[Hashable] = (),
-               fn: Callable[..., Any] | None = None) -> int:
+               fn: Callable[..., Any] | str | None = None) -> int:
         """Rule 1 (rule 7 for a known id): the new generation. ``fn`` is stored by its import
-        name when it has one (so another process can run it), else kept in this process."""
+        name ``module:qualname`` (another process imports it by that name; this process keeps
+        the object too); a name given as a str (``"mypkg.jobs:run"``) must import now, else
+        ``ValueError`` and nothing is submitted."""
         require_hashable(task_id, "task_id")
         dep_ids = _parse_deps(deps, task_id)
-        if fn is not None and not callable(fn):
-            raise TypeError(f"fn of {task_id!r} must be callable or None, got "
-                            f"{type(fn).__name__} {fn!r}")
+        if isinstance(fn, str):
+            try:
+                check_fn_name(fn)
+            except ValueError as exc:
+                raise ValueError(f"cannot submit {task_id!r}: {exc}") from None
+        elif fn is not None and not callable(fn):
+            raise TypeError(f"fn of {task_id!r} must be callable, a 'module:callable' name "
+                            f"or None, got {type(fn).__name__} {fn!r}")
         key = encode_id(task_id)
         dep_keys = [encode_id(d) for d in dep_ids]
         with self.store.transaction():
@@ -250,7 +273,7 @@ class DurableScheduler:
             # the new generation has not SUCCEEDED: READY dependents wait again (rule 7)
             self.store.execute(f"UPDATE dtask SET state = '{P}' WHERE state = '{R}' AND id IN "
                                "(SELECT dependent FROM dedge WHERE dep = ?)", (key,))
-        self._fns[key] = fn
+        self._fns[key] = None if isinstance(fn, str) else fn
         return gen
 
     def _validate_edges(self, task_id: Any, key: str, dep_ids: list[Any],
@@ -303,19 +326,18 @@ class DurableScheduler:
         if limit is not None:
             require_int(limit, "limit", minimum=0)
         if isinstance(self.store, PostgresStore):  # one round trip when nothing expired
-            now = float(self.clock())
+            now = None if self.clock is None else float(self.clock())
             fast = self.store.claim_fast(limit, now, self.lease_seconds, self.max_concurrency)
             if fast is not None:
-                expires = now + self.lease_seconds
                 return [DurableClaim(decode_id(k), int(g), self._fns.get(k) or _resolve(name),
-                                     int(tok), expires) for k, g, name, tok in fast]
+                                     int(tok), float(exp)) for k, g, name, tok, exp in fast]
         with self.store.transaction():
             metas = self._metas()
             if metas.get("started") != "1":
                 raise NotStartedError("ready() before start(): call start() first")
             if metas.get("closed") == "1":
                 return []
-            now = float(self.clock())
+            now = self._now()
             self._reclaim(now)
             n = self.max_concurrency if limit is None else min(limit, self.max_concurrency)
             if n <= 0:
@@ -384,7 +406,7 @@ class DurableScheduler:
                 return Renewal(Outcome.STALE, state, None)
             if row.state != RUN:
                 return Renewal(Outcome.REJECTED, state, None)
-            expires = float(self.clock()) + self.lease_seconds
+            expires = self._now() + self.lease_seconds
             self.store.execute("UPDATE dtask SET expires = ? WHERE id = ?", (expires, row.id))
             return Renewal(Outcome.APPLIED, state, expires)
 

@@ -23,7 +23,7 @@ def _env(folder: Path) -> dict[str, str]:
 
 def test_sigterm_lets_the_task_in_hand_finish_and_claims_nothing_more(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path}/stop.db"
-    s = DurableScheduler(url, 1, 30.0)
+    s = DurableScheduler(url, 1, 30.0, create=True)
     for t in ("x", "y", "z"):
         s.submit(t)
     s.start()
