@@ -111,7 +111,8 @@ BEGIN
     tnow := COALESCE(tnow, extract(epoch FROM clock_timestamp())::float8);
     IF NOT EXISTS (SELECT 1 FROM dmeta m WHERE m.key = 'started' AND m.value = '1')
        OR EXISTS (SELECT 1 FROM dmeta m WHERE m.key = 'closed' AND m.value = '1')
-       OR EXISTS (SELECT 1 FROM dtask t WHERE t.state = 'RUNNING' AND t.expires < tnow) THEN
+       OR EXISTS (SELECT 1 FROM dtask t WHERE t.state = 'RUNNING' AND t.expires < tnow)
+       OR EXISTS (SELECT 1 FROM dtask t WHERE t.state = 'READY' AND t.not_before > tnow) THEN
         rid := NULL;
         RETURN NEXT;
         RETURN;
@@ -146,7 +147,7 @@ BEGIN
     -- one primary-key update per task: its plan cannot turn into a scan of the table
     FOR i IN 1 .. cardinality(v_ids) LOOP
         UPDATE dtask t SET state = 'RUNNING', token = v_toks[i], slot = v_slots[i],
-               expires = tnow + lease, attempts = t.attempts + 1
+               expires = tnow + lease, attempts = t.attempts + 1, not_before = NULL
          WHERE t.id = v_ids[i]
         RETURNING t.id, t.gen, t.fn, t.token, t.expires INTO rid, rgen, rfn, rtoken, rexpires;
         RETURN NEXT;

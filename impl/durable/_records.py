@@ -27,7 +27,7 @@ P, R, RUN = "PENDING", "READY", "RUNNING"
 OK, FAILED, BLK, CAN = "SUCCEEDED", "FAILED", "BLOCKED", "CANCELLED"
 _DEAD_NAMES = tuple(s.name for s in DEAD)
 _COLS = ("id, seq, gen, state, deps, fn, requested, cause_kind, cause_id, cause_gen, error, "
-         "token, expires, attempts, slot")
+         "token, expires, attempts, slot, not_before, max_attempts, result")
 
 #: complete/fail/cancel: (call, state, cancel requested) -> (outcome, next state); a key that is
 #: not here is REJECTED (the same table as the reference model's TRANSITIONS)
@@ -86,11 +86,29 @@ class Renewal(NamedTuple):
 class DurableDetails(TaskDetails):
     """``info()``: the contract's TaskInfo (compares as the 4-tuple) plus ``error`` and
     ``optional_failed`` (D6) and the lease: ``attempts`` (claims of this task since its last
-    submit, reclaims included), ``token`` and ``expires`` (None unless RUNNING)."""
+    submit, reclaims included), ``token`` and ``expires`` (None unless RUNNING); and L8:
+    ``not_before`` (a retried task waits until then; None unless PENDING/READY after a
+    retry), ``result`` (what its completion reported; None unless SUCCEEDED)."""
 
     attempts: int = 0
     token: int | None = None
     expires: float | None = None
+    not_before: float | None = None
+    result: Any = None
+
+
+#: the longest wait between two attempts of a task (seconds), before jitter
+MAX_BACKOFF = 3600.0
+
+
+def retry_delay(base: float, attempts: int, token: int) -> float:
+    """L8: the wait before a task that failed its ``attempts``-th claim (held with fencing
+    ``token``) may be claimed again: ``base * 2**(attempts-1)`` (at most ``MAX_BACKOFF``),
+    half of it fixed and half jitter drawn from the token -- tasks that failed together (their
+    tokens differ) spread out, and the model computes the same wait."""
+    delay = min(base * 2.0 ** max(attempts - 1, 0), MAX_BACKOFF)
+    jitter = ((token * 2654435761) % 4294967296) / 4294967296
+    return delay / 2 + delay / 2 * jitter
 
 
 class _Row(NamedTuple):
@@ -109,6 +127,9 @@ class _Row(NamedTuple):
     expires: float | None
     attempts: int
     slot: int | None  #: the limit's slot a RUNNING generation holds (specs/durable.md L7)
+    not_before: float | None  #: a retried task is not claimed before this time (L8)
+    max_attempts: int | None  #: this task's own limit of claims (None: the store's)
+    result: str | None  #: JSON of the value its applied completion reported (L8)
 
     def cause(self) -> Cause | None:
         if self.cause_kind is None or self.cause_id is None or self.cause_gen is None:

@@ -52,7 +52,8 @@ CREATE TABLE IF NOT EXISTS dtask (
     id TEXT PRIMARY KEY, seq BIGINT NOT NULL, gen BIGINT NOT NULL, state TEXT NOT NULL,
     deps TEXT NOT NULL, fn TEXT, requested INTEGER NOT NULL DEFAULT 0,
     cause_kind TEXT, cause_id TEXT, cause_gen BIGINT, error TEXT,
-    token BIGINT, expires DOUBLE PRECISION, attempts INTEGER NOT NULL DEFAULT 0, slot BIGINT);
+    token BIGINT, expires DOUBLE PRECISION, attempts INTEGER NOT NULL DEFAULT 0, slot BIGINT,
+    not_before DOUBLE PRECISION, max_attempts INTEGER, result TEXT);
 CREATE INDEX IF NOT EXISTS dtask_by_state ON dtask (state, seq);
 CREATE TABLE IF NOT EXISTS dedge (dep TEXT NOT NULL, dependent TEXT NOT NULL,
     PRIMARY KEY (dep, dependent));
@@ -61,8 +62,14 @@ CREATE TABLE IF NOT EXISTS dmeta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS dslot (slot BIGINT PRIMARY KEY);
 """
 
+#: columns added since the first stores were written: (name, type), added when missing
+_LATER_COLUMNS = (("slot", "BIGINT"), ("not_before", "DOUBLE PRECISION"),
+                  ("max_attempts", "INTEGER"), ("result", "TEXT"))
+
 #: after SCHEMA and the ``slot`` column of a store written before slots were kept
-_SLOT_INDEX = "CREATE UNIQUE INDEX IF NOT EXISTS dtask_by_slot ON dtask (slot)"
+_SLOT_INDEX = ("CREATE UNIQUE INDEX IF NOT EXISTS dtask_by_slot ON dtask (slot); "
+               "CREATE INDEX IF NOT EXISTS dtask_waiting ON dtask (not_before) "
+               "WHERE not_before IS NOT NULL")
 
 #: the advisory lock every changing Postgres transaction takes (one per schema: see below)
 _LOCK_BASE = 0x5C4ED0
@@ -173,9 +180,12 @@ class SqliteStore:
                 for stmt in SCHEMA.split(";"):
                     if stmt.strip():
                         self.db.execute(stmt)
-                if "slot" not in {r[1] for r in self.db.execute("PRAGMA table_info(dtask)")}:
-                    self.db.execute("ALTER TABLE dtask ADD COLUMN slot BIGINT")  # older store
-                self.db.execute(_SLOT_INDEX)
+                have = {r[1] for r in self.db.execute("PRAGMA table_info(dtask)")}
+                for name, kind in _LATER_COLUMNS:  # a store written by an older version
+                    if name not in have:
+                        self.db.execute(f"ALTER TABLE dtask ADD COLUMN {name} {kind}")
+                for stmt in _SLOT_INDEX.split(";"):
+                    self.db.execute(stmt)
 
     @contextlib.contextmanager
     def _checked(self) -> Iterator[None]:
@@ -275,11 +285,10 @@ class PostgresStore:
                 if stmt.strip():
                     self.db.execute(stmt)
             self.db.execute("CREATE SEQUENCE IF NOT EXISTS dtoken")
-            if not self.db.execute(
-                    "SELECT 1 FROM information_schema.columns WHERE table_schema = %s AND "
-                    "table_name = 'dtask' AND column_name = 'slot'", (schema,)).fetchone():
-                self.db.execute("ALTER TABLE dtask ADD COLUMN slot BIGINT")  # an older store
-            self.db.execute(_SLOT_INDEX)
+            for name, kind in _LATER_COLUMNS:  # a store written by an older version
+                self.db.execute(f"ALTER TABLE dtask ADD COLUMN IF NOT EXISTS {name} {kind}")
+            for stmt in _SLOT_INDEX.split(";"):
+                self.db.execute(stmt)
             for function in FUNCTIONS:
                 self.db.execute(function)
 

@@ -5,15 +5,23 @@ function while a heartbeat thread renews its lease every third of ``lease_second
 with the claim's generation *and* fencing token (``complete``/``fail``), and when nothing is
 READY wait ``poll`` seconds and claim again (that claim also reclaims expired leases: no cron
 is needed). A worker outlives its store's server: when the connection is lost or cannot be
-made (a PostgreSQL server killed, restarted, still recovering) it connects again, ``poll``
-seconds between attempts, and tries the call in flight again -- a claim whose reply was lost
-is reclaimed once its lease ends, a report that had committed answers DUPLICATE the second
-time. SIGTERM/SIGINT stop it gracefully: the task in hand finishes and is reported, nothing
-new is claimed. With ``exit_when_idle`` it stops once no task is PENDING, READY or RUNNING.
+made (a PostgreSQL server killed, restarted, still recovering) it connects again, waiting
+``poll`` seconds and then twice as long each time (up to 5 s), says so on stderr, and tries
+the call in flight again -- a claim whose reply was lost is reclaimed once its lease ends, a
+report that had committed answers DUPLICATE the second time. It gives up after ``give_up``
+seconds without the store (exit 3), and at once when waiting cannot help: a missing or damaged
+SQLite file, a PostgreSQL server that refuses the role, the database or the host.
+SIGTERM/SIGINT stop it gracefully: the task in hand finishes and is reported, nothing new is
+claimed. With ``exit_when_idle`` it stops once no task is PENDING, READY or RUNNING.
 
-What runs: the claim's ``fn`` when the task was submitted with an importable function (it is
-called with no arguments, as the contract's runner does), else ``--fn module:callable``
-called with the task id.
+What runs: the claim's function when the task was submitted with one (called with no
+arguments, as the contract's runner does), else ``--fn module:callable`` called with the task
+id. A function that takes a ``ctx`` keyword also gets a :class:`TaskContext` (id, generation,
+fencing token, attempt, ``renew()``, ``lost``). Nothing is marked done without running: a
+task whose function this worker cannot import FAILS with the import error, and so does a task
+submitted without a function when the worker has no ``--fn``. A task that raises -- or calls
+``sys.exit`` -- FAILS with that error (``retry=True``: the store retries it after a backoff
+while the task has attempts left, specs/durable.md L8).
 
 ``history`` (a file) receives one JSON line per event, written with one ``write`` to an
 ``O_APPEND`` descriptor so a ``kill -9`` never leaves half a line: ``claim`` (with the store's
@@ -22,6 +30,13 @@ tests judge these with ``schedcheck.harness.leases.history``.
 
     python -m schedcheck.impl.durable.worker sqlite:///tasks.db --workers 4 \\
         --max-concurrency 4 --lease 30 --fn mypkg.jobs:run --exit-when-idle
+
+Exit codes (of one worker and of the supervisor of ``--workers N``; docs/durable-worker.md):
+0 stopped or idle, no worker died; 1 the pool ended but workers died on the way (each reported
+and replaced); 2 a bad command line (or ``--fn`` that cannot be imported); 3 the store cannot
+be used (missing or damaged file, refused URL, another ``--max-concurrency`` than the store's,
+no answer for ``--give-up`` seconds); 4 an unexpected error ended a worker (its message is
+printed); 5 workers died faster than ``--max-restarts`` per ``--restart-window`` allows.
 """
 
 from __future__ import annotations
