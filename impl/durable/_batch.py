@@ -4,7 +4,7 @@ reports it at once), as ``DurableScheduler.complete_many`` documents."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from schedcheck.impl.durable._records import DurableClaim
 from schedcheck.impl.durable._store import PostgresStore, encode_id
@@ -19,15 +19,12 @@ from schedcheck.contract import (
     require_int,
 )
 
-if TYPE_CHECKING:
-    from schedcheck.impl.durable.scheduler import DurableScheduler
-
 __all__ = ["complete_many"]
 
 
-def complete_many(sched: DurableScheduler, reports: Iterable[Sequence[Any]]) -> list[Reply]:
-    """The replies of ``sched.complete_many(reports)``, rule 4 for several reports in one
-    transaction (a worker that claimed a batch reports it at once): each a ``DurableClaim``
+def complete_many(sched: Any, reports: Iterable[Sequence[Any]]) -> list[Reply]:
+    """The replies of ``sched.complete_many(reports)`` (``sched`` a ``DurableScheduler``),
+    rule 4 for several reports in one transaction (a worker that claimed a batch reports it at once): each a ``DurableClaim``
     (fenced by its token), a ``Claim``, or a sequence
     ``(task_id, generation[, token])``; each reply is what ``complete`` would answer at
     that point, in order. An error, as ``complete`` raises it (an unknown id, a generation
