@@ -24,8 +24,8 @@ __all__ = ["complete_many"]
 
 def complete_many(sched: Any, reports: Iterable[Sequence[Any]]) -> list[Reply]:
     """The replies of ``sched.complete_many(reports)`` (``sched`` a ``DurableScheduler``),
-    rule 4 for several reports in one transaction (a worker that claimed a batch reports it at once): each a ``DurableClaim``
-    (fenced by its token), a ``Claim``, or a sequence
+    rule 4 for several reports in one transaction (a worker that claimed a batch reports it
+    at once): each a ``DurableClaim`` (fenced by its token), a ``Claim``, or a sequence
     ``(task_id, generation[, token])``; each reply is what ``complete`` would answer at
     that point, in order. An error, as ``complete`` raises it (an unknown id, a generation
     that is not an int, ...), leaves the reports before it applied -- they are committed
