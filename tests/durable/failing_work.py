@@ -54,3 +54,11 @@ def run(task_id: Any) -> str:
 def with_ctx(task_id: Any, ctx: Any) -> None:
     assert ctx.renew() and not ctx.lost
     _note("ctx", json.dumps([task_id, ctx.task_id, ctx.generation, ctx.token, ctx.attempt]))
+
+
+def slow(task_id: Any) -> None:
+    """Run for a second, noting the start and the end on the machine's monotonic clock (one
+    for every process; a worker's skewed ``time.time`` does not move it)."""
+    _note("runs", f"begin {task_id} {os.getpid()} {time.monotonic()}")
+    time.sleep(1.0)
+    _note("runs", f"end {task_id} {os.getpid()} {time.monotonic()}")
