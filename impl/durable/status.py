@@ -83,8 +83,9 @@ def _render(snap: dict[str, Any], limit: int | None) -> str:
         if t["cause"] is not None and t["state"] in ("BLOCKED", "CANCELLED"):
             kind, root, gen = t["cause"]
             detail.append(f"{kind}: {root!r} generation {gen}")
-        if t["error"] is not None:
-            detail.append(f"error: {t['error']}")
+        if t["error"] is not None:  # on a live or SUCCEEDED task: the error of a retry
+            last = t["state"] not in ("FAILED", "CANCELLED", "BLOCKED")
+            detail.append(f"{'last error' if last else 'error'}: {t['error']}")
         if t["result"] is not None:
             detail.append(f"result: {json.dumps(t['result'])[:60]}")
         lines.append(f"{t['id']!r:<20} {t['state']:<10} {t['generation']:>4} "

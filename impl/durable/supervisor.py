@@ -158,6 +158,10 @@ def supervise(args: argparse.Namespace, argv: list[str]) -> int:
             pool.start()
             if stop.is_set():  # the signal came while that worker was being started
                 forward(signal.SIGTERM, None)
+        if not stop.is_set():
+            _say(f"started {len(pool.procs)} workers, pids {' '.join(map(str, pool.procs))}; "
+                 f"a dead one is reported and replaced (at most {args.max_restarts} per "
+                 f"{args.restart_window:g} s)")
         while pool.live():
             stop.wait(0.05)
             for pid, (proc, held_file) in list(pool.procs.items()):
