@@ -260,8 +260,8 @@ class PostgresStore:
         self.schema = schema
         try:
             self.db = psycopg.connect(url, autocommit=True, connect_timeout=10)
-        except psycopg.OperationalError as exc:
-            if permanent_error(exc):
+        except psycopg.Error as exc:  # ProgrammingError: a malformed URL
+            if permanent_error(exc) or isinstance(exc, psycopg.ProgrammingError):
                 raise StoreError(f"PostgreSQL refused {_safe(url)}: {_first_line(exc)}") from exc
             raise
         self.statements = 0
@@ -426,8 +426,8 @@ def permanent_error(exc: BaseException) -> bool:
     psycopg = sys.modules.get("psycopg")
     if psycopg is None or not isinstance(exc, psycopg.Error):
         return False
-    if isinstance(exc, psycopg.ProgrammingError):  # a malformed URL
-        return True
+    if not isinstance(exc, psycopg.OperationalError):
+        return False
     text = str(exc).lower()
     if "starting up" in text or "shutting down" in text or "recovery" in text:
         return False

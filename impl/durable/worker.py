@@ -58,7 +58,12 @@ from typing import Any, TypeVar
 
 from schedcheck.impl.durable._exits import EXIT, SignalStop
 from schedcheck.impl.durable._records import Unresolved
-from schedcheck.impl.durable._store import StoreError, connection_lost, encode_id
+from schedcheck.impl.durable._store import (
+    StoreError,
+    connection_lost,
+    encode_id,
+    permanent_error,
+)
 from schedcheck.impl.durable.scheduler import DurableClaim, DurableScheduler, Renewal
 
 from schedcheck.contract import Reply
@@ -134,6 +139,8 @@ class _Link:
                 self.failures = 0
                 return out
             except Exception as exc:
+                if permanent_error(exc) and not isinstance(exc, StoreError):
+                    raise StoreError(f"the store refused this worker: {exc}") from exc
                 if not connection_lost(exc):
                     raise
                 first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
