@@ -116,8 +116,12 @@ def _fail_held(args: argparse.Namespace, held: list[dict[str, Any]], cause: str)
             task = decode_id(h["task"])
             reply = s.fail(task, h["gen"], f"its worker died: {cause}", token=h["token"],
                            retry=not args.no_retry)
-            if reply.outcome.name != "APPLIED":  # reclaimed, cancelled, ... meanwhile
-                raise RuntimeError(f"the store answered {reply.outcome.name}")
+            if reply.outcome.name != "APPLIED":  # reported, reclaimed or cancelled already
+                info = s.info(task)
+                out.append(f"{name}, already over for that claim (the store answered "
+                           f"{reply.outcome.name}: now generation {info.generation}, "
+                           f"{info.state.name})")
+                continue
             info = s.info(task)
             then = ("" if info.not_before is None else
                     f", claimable again in {max(info.not_before - time.time(), 0):.1f} s")

@@ -180,3 +180,25 @@ def test_a_function_given_with_fn_that_cannot_be_imported_is_a_usage_error(
         tmp_path: Path) -> None:
     out = _run(["sqlite://", "--max-concurrency", "1", "--fn", "no_such_mod:run"], tmp_path)
     assert out.returncode == 2 and "cannot be imported" in out.stderr
+
+
+def test_an_error_escaping_the_worker_loop_is_one_line_and_exit_4(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from schedcheck.impl.durable import worker
+
+    def broken(*_: object, **__: object) -> None:
+        raise KeyError("a bug in the loop")
+
+    monkeypatch.setattr(worker, "run_worker", broken)
+    monkeypatch.setattr(worker.signal, "signal", lambda *_: None)  # leave pytest's handlers
+    assert worker.main(["sqlite://", "--max-concurrency", "1"]) == 4
+    err = capsys.readouterr().err
+    assert "stopped by an unexpected error: KeyError: 'a bug in the loop'" in err
+    assert "Traceback" not in err
+
+
+def test_a_death_is_described_with_its_cause() -> None:
+    from schedcheck.impl.durable.supervisor import describe_exit
+    assert describe_exit(-9) == "killed by SIGKILL"
+    assert describe_exit(4).startswith("exit code 4 (an unexpected error")
+    assert describe_exit(7) == "exit code 7 (os._exit or sys.exit outside a task?)"
