@@ -91,7 +91,7 @@ BEGIN
 END $$"""
 
 #: rule 3's claim when nothing is to be reclaimed (at ``tnow``, NULL: the server's clock): free
-#: slots (at most ``lim`` -- NULL: no
+#: slots (a READY task still waiting for its retry's ``not_before`` is passed over) (at most ``lim`` -- NULL: no
 #: limit --, ``mc`` and the READY tasks there are), as many READY tasks in submission sequence,
 #: each made RUNNING with its slot and the next token (ascending in submission sequence). One
 #: row with a NULL id when the ordinary path must decide (not started, closed, or an expired
@@ -111,8 +111,7 @@ BEGIN
     tnow := COALESCE(tnow, extract(epoch FROM clock_timestamp())::float8);
     IF NOT EXISTS (SELECT 1 FROM dmeta m WHERE m.key = 'started' AND m.value = '1')
        OR EXISTS (SELECT 1 FROM dmeta m WHERE m.key = 'closed' AND m.value = '1')
-       OR EXISTS (SELECT 1 FROM dtask t WHERE t.state = 'RUNNING' AND t.expires < tnow)
-       OR EXISTS (SELECT 1 FROM dtask t WHERE t.state = 'READY' AND t.not_before > tnow) THEN
+       OR EXISTS (SELECT 1 FROM dtask t WHERE t.state = 'RUNNING' AND t.expires < tnow) THEN
         rid := NULL;
         RETURN NEXT;
         RETURN;
@@ -125,6 +124,7 @@ BEGIN
         SELECT s.slot FROM dslot s
          WHERE (SELECT t.id FROM dtask t WHERE t.slot = s.slot) IS NULL ORDER BY s.slot
          LIMIT (SELECT COUNT(*) FROM (SELECT 1 FROM dtask r WHERE r.state = 'READY'
+                                       AND (r.not_before IS NULL OR r.not_before <= tnow)
                                        LIMIT least(lim, mc)) x)
            FOR UPDATE OF s SKIP LOCKED) f;
     IF v_slots IS NULL THEN
@@ -137,7 +137,9 @@ BEGIN
         RETURN;
     END IF;
     SELECT array_agg(p.id ORDER BY p.seq) INTO v_ids FROM (
-        SELECT t.id, t.seq FROM dtask t WHERE t.state = 'READY' ORDER BY t.seq
+        -- a retried task waits for its not_before (L8): skipped, it keeps its place
+        SELECT t.id, t.seq FROM dtask t WHERE t.state = 'READY'
+           AND (t.not_before IS NULL OR t.not_before <= tnow) ORDER BY t.seq
          LIMIT cardinality(v_slots) FOR UPDATE SKIP LOCKED) p;
     IF v_ids IS NULL THEN
         RETURN;

@@ -67,9 +67,7 @@ _LATER_COLUMNS = (("slot", "BIGINT"), ("not_before", "DOUBLE PRECISION"),
                   ("max_attempts", "INTEGER"), ("result", "TEXT"))
 
 #: after SCHEMA and the ``slot`` column of a store written before slots were kept
-_SLOT_INDEX = ("CREATE UNIQUE INDEX IF NOT EXISTS dtask_by_slot ON dtask (slot); "
-               "CREATE INDEX IF NOT EXISTS dtask_waiting ON dtask (not_before) "
-               "WHERE not_before IS NOT NULL")
+_SLOT_INDEX = "CREATE UNIQUE INDEX IF NOT EXISTS dtask_by_slot ON dtask (slot)"
 
 #: the advisory lock every changing Postgres transaction takes (one per schema: see below)
 _LOCK_BASE = 0x5C4ED0
@@ -184,8 +182,7 @@ class SqliteStore:
                 for name, kind in _LATER_COLUMNS:  # a store written by an older version
                     if name not in have:
                         self.db.execute(f"ALTER TABLE dtask ADD COLUMN {name} {kind}")
-                for stmt in _SLOT_INDEX.split(";"):
-                    self.db.execute(stmt)
+                self.db.execute(_SLOT_INDEX)
 
     @contextlib.contextmanager
     def _checked(self) -> Iterator[None]:
@@ -287,8 +284,7 @@ class PostgresStore:
             self.db.execute("CREATE SEQUENCE IF NOT EXISTS dtoken")
             for name, kind in _LATER_COLUMNS:  # a store written by an older version
                 self.db.execute(f"ALTER TABLE dtask ADD COLUMN IF NOT EXISTS {name} {kind}")
-            for stmt in _SLOT_INDEX.split(";"):
-                self.db.execute(stmt)
+            self.db.execute(_SLOT_INDEX)
             for function in FUNCTIONS:
                 self.db.execute(function)
 
