@@ -91,11 +91,11 @@ BEGIN
 END $$"""
 
 #: rule 3's claim when nothing is to be reclaimed (at ``tnow``, NULL: the server's clock): free
-#: slots (a READY task still waiting for its retry's ``not_before`` is passed over) (at most ``lim`` -- NULL: no
-#: limit --, ``mc`` and the READY tasks there are), as many READY tasks in submission sequence,
-#: each made RUNNING with its slot and the next token (ascending in submission sequence). One
-#: row with a NULL id when the ordinary path must decide (not started, closed, or an expired
-#: lease to reclaim first).
+#: slots (a READY task still waiting for its retry's ``not_before`` is passed over) (at most
+#: ``lim`` -- NULL: no limit --, ``mc`` and the READY tasks there are), as many READY tasks in
+#: submission sequence, each made RUNNING with its slot and the next token (ascending in
+#: submission sequence). One row with a NULL id when the ordinary path must decide (not started,
+#: closed, or an expired lease to reclaim first).
 _CLAIM = """
 CREATE OR REPLACE FUNCTION dclaim_at(lim BIGINT, tnow DOUBLE PRECISION,
                                      lease DOUBLE PRECISION, mc BIGINT, lockkey BIGINT)
