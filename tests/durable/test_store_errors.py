@@ -5,6 +5,7 @@ imported is refused at submit (named there) or fails the task (never done withou
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -24,7 +25,8 @@ def test_a_sqlite_path_that_does_not_exist_is_refused_unless_asked_to_create(
     DurableScheduler(url, 1).disconnect()  # it exists now
 
 
-@pytest.mark.parametrize("damage", ["not a database", "a page overwritten"])
+@pytest.mark.parametrize("damage", ["not a database", "a page overwritten",
+                                    "an index that disagrees with its table"])
 def test_a_damaged_sqlite_file_is_an_error_naming_the_file(tmp_path: Path, damage: str) -> None:
     path = tmp_path / "store.db"
     s = DurableScheduler(f"sqlite:///{path}", 2, create=True)
@@ -32,6 +34,16 @@ def test_a_damaged_sqlite_file_is_an_error_naming_the_file(tmp_path: Path, damag
         s.submit(f"task-{i:04}-" + "x" * 40)
     s.start()
     s.disconnect()
+    if damage == "an index that disagrees with its table":  # well-formed pages, wrong keys
+        db = sqlite3.connect(path, isolation_level=None)
+        db.execute("PRAGMA writable_schema=ON")
+        db.execute("UPDATE sqlite_master SET sql = replace(sql, '(state, seq)', '(state, gen)') "
+                   "WHERE name = 'dtask_by_state'")
+        db.close()
+        assert sqlite3.connect(path).execute("PRAGMA quick_check").fetchall() == [("ok",)]
+        with pytest.raises(StoreError, match=r"store\.db.* is damaged .*missing from index"):
+            DurableScheduler(f"sqlite:///{path}", 2)
+        return
     data = bytearray(path.read_bytes())
     if damage == "not a database":
         data[:16] = b"garbage garbage!"
