@@ -19,7 +19,8 @@ Decisions (copied to specs/durable.md):
   the task: it gets a new generation decided by rule 1 (as a reclaim does), keeps the error
   in ``info().error``, and waits: ``ready()`` skips it while ``now < not_before``, where
   ``not_before = now + retry_delay(retry_backoff, attempts, token)`` (:func:`retry_delay`);
-  it keeps its place in the queue. Out of attempts, or cancel requested: rule 5 as usual.
+  it keeps its place in the queue. Out of attempts, cancel requested, or after ``close()``
+  (nothing new is claimed then): rule 5 as usual.
   ``complete(..., result=x)`` keeps ``x`` for ``info().result`` while the task is SUCCEEDED.
   ``not_before`` shows only on a PENDING/READY task; a claim or a resubmit clears it.
 """
@@ -223,8 +224,8 @@ class LeasedScheduler(Scheduler):
             return Reply(Outcome.STALE, fenced.state)
         t = self._get(task_id)
         attempts = self._attempts.get(task_id, 0)
-        if (retry and g == t.generation and t.state is RUN and not t.requested
-                and attempts < self._most.get(task_id, self.max_attempts)):
+        if (retry and not self._closed and g == t.generation and t.state is RUN
+                and not t.requested and attempts < self._most.get(task_id, self.max_attempts)):
             return self._retry(t, error, attempts)
         reply = super().fail(task_id, g, error)
         self._sync()

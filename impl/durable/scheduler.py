@@ -439,10 +439,11 @@ class DurableScheduler:
 
     def _retries(self, row: _Row, g: int | None, tok: int | None) -> bool:
         """L8: a fail with ``retry`` of the current claim (its generation; its token when
-        given), no cancel requested, attempts left."""
+        given), no cancel requested, attempts left, not closed."""
         most = self.max_attempts if row.max_attempts is None else int(row.max_attempts)
         return (row.state == RUN and g == row.gen and not row.requested
-                and (tok is None or tok == row.token) and int(row.attempts) < most)
+                and (tok is None or tok == row.token) and int(row.attempts) < most
+                and not self._flag("closed"))  # after close() nothing is claimed again
 
     def _retry(self, row: _Row, error: Any) -> Reply:
         """L8: the failed claim ends, the task gets a new generation decided by rule 1 and

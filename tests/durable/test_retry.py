@@ -46,3 +46,17 @@ def test_a_stale_retry_changes_nothing_and_a_result_is_kept() -> None:
         assert s.complete("a", c.generation, token=c.token, result={"rows": 3}).outcome.name \
             == "APPLIED"
         assert s.info("a").result == {"rows": 3}  # type: ignore[union-attr]
+
+
+def test_after_close_a_failure_is_not_retried() -> None:
+    """Rule 8: nothing is claimed after close(), so a retry would leave a READY task behind
+    (the lease suite found this with a longer run)."""
+    for s in (DurableScheduler("sqlite://", 1, 5.0, clock=ManualClock()),
+              LeasedScheduler(1, 5.0)):
+        s.submit("a")
+        s.start()
+        (c,) = s.ready()
+        s.close()
+        reply = s.fail("a", c.generation, "boom", token=c.token, retry=True)
+        assert (reply.outcome.name, reply.state.name) == ("APPLIED", "FAILED")
+        s.check_invariants()
