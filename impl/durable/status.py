@@ -27,7 +27,10 @@ def snapshot(url: str) -> dict[str, Any]:
     store = open_store(url)
     try:
         limit = store.rows("SELECT value FROM dmeta WHERE key = 'max_concurrency'")
-        sched = DurableScheduler(store, int(limit[0][0]) if limit else 1)
+        if not limit:  # opening a scheduler would make one here, with a limit we do not know
+            raise StoreError(f"{url!r} holds no scheduler yet: no DurableScheduler was ever "
+                             "opened on it")
+        sched = DurableScheduler(store, int(limit[0][0]))
         metas = sched._metas()
         now = sched._now()
         tasks = []

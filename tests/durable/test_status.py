@@ -62,3 +62,9 @@ def test_status_of_a_missing_store_says_so_and_exits_3(tmp_path: Path) -> None:
     out = _status(f"sqlite:///{tmp_path}/typo.db")
     assert out.returncode == 3 and "no SQLite store at" in out.stderr
     assert "Traceback" not in out.stderr and not (tmp_path / "typo.db").exists()
+
+
+def test_status_of_a_file_no_scheduler_was_opened_on_says_so(tmp_path: Path) -> None:
+    (tmp_path / "empty.db").touch()
+    out = _status(f"sqlite:///{tmp_path}/empty.db")
+    assert out.returncode == 3 and "holds no scheduler yet" in out.stderr, out.stderr
