@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 from schedcheck.impl import Scheduler
+from schedcheck.impl.scheduler._support import slots
 from schedcheck.impl.scheduler import _core as core_mod
 from schedcheck.impl.scheduler import _support as impl_mod
-from schedcheck.impl.scheduler._support import slots
 
 from schedcheck.contract import CycleError, Outcome, TaskState
 
