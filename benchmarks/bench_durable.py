@@ -159,7 +159,7 @@ def _run(target: Any, args: tuple[Any, ...], workers: int,
 
 
 def _fill_durable(url: str, limit: int, tasks: int) -> None:
-    store = open_store(url)
+    store = open_store(url, create=True)
     if isinstance(store, PostgresStore):
         store.reset()  # one schema, reused: empty it (and its stored limit)
     s = DurableScheduler(store, limit, LEASE)

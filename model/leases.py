@@ -14,6 +14,15 @@ Decisions (copied to specs/durable.md):
   each task's stamp (it goes back to its old place in the queue).
 * LD4 ``attempts`` counts the claims since the task's last submit (a resubmit resets it);
   reclaim does not reset it.
+* LD5 (L8) ``fail(..., retry=True)`` of the current claim of a task with attempts left (its
+  own ``max_attempts`` from submit, else the store's) and no cancel requested does not end
+  the task: it gets a new generation decided by rule 1 (as a reclaim does), keeps the error
+  in ``info().error``, and waits: ``ready()`` skips it while ``now < not_before``, where
+  ``not_before = now + retry_delay(retry_backoff, attempts, token)`` (:func:`retry_delay`);
+  it keeps its place in the queue. Out of attempts, cancel requested, or after ``close()``
+  (nothing new is claimed then): rule 5 as usual.
+  ``complete(..., result=x)`` keeps ``x`` for ``info().result`` while the task is SUCCEEDED.
+  ``not_before`` shows only on a PENDING/READY task; a claim or a resubmit clears it.
 """
 
 from __future__ import annotations
@@ -32,7 +41,7 @@ from schedcheck.contract import (
     require_int,
 )
 
-__all__ = ["RECLAIM", "LeaseClaim", "LeasedScheduler", "Renewal"]
+__all__ = ["RECLAIM", "LeaseClaim", "LeasedScheduler", "Renewal", "retry_delay"]
 
 RUN, CAN, FAIL, P = (TaskState.RUNNING, TaskState.CANCELLED, TaskState.FAILED,
                      TaskState.PENDING)
@@ -46,6 +55,15 @@ RECLAIM: dict[tuple[bool, bool], TaskState | None] = {
     (False, True): FAIL,  # out of attempts: the dependents are BLOCKED with cause "failed"
     (False, False): None,
 }
+
+
+def retry_delay(base: float, attempts: int, token: int) -> float:
+    """LD5: the wait after a failed ``attempts``-th claim held with ``token``: the exponential
+    ``base * 2**(attempts-1)`` (at most an hour), half fixed, half jitter drawn from the
+    token (tasks that failed together hold different tokens: they spread out)."""
+    delay = min(base * 2.0 ** max(attempts - 1, 0), 3600.0)
+    jitter = ((token * 2654435761) % 4294967296) / 4294967296
+    return delay / 2 + delay / 2 * jitter
 
 
 class LeaseClaim(NamedTuple):
@@ -66,10 +84,14 @@ class LeasedScheduler(Scheduler):
     """The scheduler model with leases; time is ``now`` and moves only by :meth:`advance`."""
 
     def __init__(self, max_concurrency: int, lease_seconds: float = 30.0, *,
-                 max_attempts: int = 5, now: float = 0.0) -> None:
+                 max_attempts: int = 5, now: float = 0.0, retry_backoff: float = 1.0) -> None:
         super().__init__(max_concurrency)
         self.lease_seconds = float(lease_seconds)
         self.max_attempts = require_int(max_attempts, "max_attempts", minimum=1)
+        self.retry_backoff = float(retry_backoff)
+        self._most: dict[Any, int] = {}  # LD5: a task's own max_attempts
+        self._not_before: dict[Any, float] = {}  # LD5: a retried task waits until then
+        self._result: dict[Any, Any] = {}  # LD5: what its completion reported
         self.now = float(now)
         self._token = 0  # LD1: the last token handed out
         self._lease: dict[Any, tuple[int, float]] = {}  # RUNNING id -> (token, expires)
@@ -90,9 +112,16 @@ class LeasedScheduler(Scheduler):
     # ---- rules 1, 7 with L4's attempt count -------------------------------------------------
     def submit(self, task_id: Hashable, deps: Iterable[Hashable] = (),
                fn: Callable[..., Any] | None = None, *,
-               optional: Iterable[Hashable] = ()) -> int:
+               optional: Iterable[Hashable] = (), max_attempts: int | None = None) -> int:
+        if max_attempts is not None:
+            require_int(max_attempts, "max_attempts", minimum=1)
         gen = super().submit(task_id, deps, fn, optional=optional)
         self._attempts[task_id] = 0  # LD4
+        self._most.pop(task_id, None)
+        if max_attempts is not None:
+            self._most[task_id] = max_attempts
+        self._not_before.pop(task_id, None)
+        self._result.pop(task_id, None)
         self._sync()
         return gen
 
@@ -104,8 +133,20 @@ class LeasedScheduler(Scheduler):
             require_int(limit, "limit", minimum=0)
         if self._started and not self._closed:
             self._reclaim()
+        # LD5: a retried task waiting for its not_before is not claimed (PENDING for this
+        # claim only: it keeps its state and its place in the queue)
+        waiting = [t for t in self._tasks.values() if t.state is TaskState.READY
+                   and self.now < self._not_before.get(t.task_id, self.now)]
+        for t in waiting:
+            t.state = P
+        try:
+            claims = super().ready(limit)
+        finally:
+            for t in waiting:
+                t.state = TaskState.READY
         out = []
-        for c in super().ready(limit):
+        for c in claims:
+            self._not_before.pop(c.task_id, None)
             self._token += 1
             expires = self.now + self.lease_seconds
             self._lease[c.task_id] = (self._token, expires)
@@ -121,9 +162,10 @@ class LeasedScheduler(Scheduler):
         for t in expired:
             del self._lease[t.task_id]
             attempts = self._attempts.get(t.task_id, 0)
+            most = self._most.get(t.task_id, self.max_attempts)
             t.generation += 1
             t.cause, t.error, t.optional_failed = None, None, ()
-            nxt = RECLAIM[(t.requested, attempts >= self.max_attempts)]
+            nxt = RECLAIM[(t.requested, attempts >= most)]
             t.requested = False
             if nxt is CAN:
                 t.state, t.cause = CAN, Cause("cancelled", t.task_id, t.generation)
@@ -163,24 +205,43 @@ class LeasedScheduler(Scheduler):
         return None
 
     def complete(self, task_id: Hashable, generation: int,
-                 token: int | None = None) -> Reply:
+                 token: int | None = None, *, result: Any = None) -> Reply:
         g = require_int(generation, "generation")
         fenced = self._fenced(task_id, g, token)
         if fenced is not None:
             return Reply(Outcome.STALE, fenced.state)
         reply = super().complete(task_id, g)
+        if reply.outcome is Outcome.APPLIED:
+            self._result[task_id] = result  # LD5
         self._sync()
         return reply
 
     def fail(self, task_id: Hashable, generation: int, error: Any = None,
-             token: int | None = None) -> Reply:
+             token: int | None = None, *, retry: bool = False) -> Reply:
         g = require_int(generation, "generation")
         fenced = self._fenced(task_id, g, token)
         if fenced is not None:
             return Reply(Outcome.STALE, fenced.state)
+        t = self._get(task_id)
+        attempts = self._attempts.get(task_id, 0)
+        if (retry and not self._closed and g == t.generation and t.state is RUN
+                and not t.requested and attempts < self._most.get(task_id, self.max_attempts)):
+            return self._retry(t, error, attempts)
         reply = super().fail(task_id, g, error)
         self._sync()
         return reply
+
+    def _retry(self, t: _Task, error: Any, attempts: int) -> Reply:
+        """LD5: a new generation decided by rule 1, waiting ``retry_delay`` before a claim."""
+        token, _ = self._lease.pop(t.task_id)
+        t.generation += 1
+        t.cause, t.error, t.optional_failed, t.requested = None, error, (), False
+        t.state = P
+        self._decide(t)
+        self._settle()
+        self._not_before[t.task_id] = self.now + retry_delay(self.retry_backoff, attempts,
+                                                             token)
+        return Reply(Outcome.APPLIED, t.state)
 
     def cancel(self, task_id: Hashable, generation: int | None = None) -> Reply:
         reply = super().cancel(task_id, generation)
@@ -200,6 +261,10 @@ class LeasedScheduler(Scheduler):
         out.attempts = self._attempts.get(task_id, 0)  # type: ignore[attr-defined]
         out.token = token  # type: ignore[attr-defined]
         out.expires = expires  # type: ignore[attr-defined]
+        waits = out.state in (P, TaskState.READY) and task_id in self._not_before
+        out.not_before = self._not_before[task_id] if waits else None  # type: ignore[attr-defined]
+        done = out.state is TaskState.SUCCEEDED
+        out.result = self._result.get(task_id) if done else None  # type: ignore[attr-defined]
         return out
 
     def check_invariants(self) -> None:
@@ -212,4 +277,5 @@ class LeasedScheduler(Scheduler):
         assert len(set(tokens)) == len(tokens), f"L1: one token held twice {tokens}"
         assert all(tok <= self._token for tok in tokens), "L2: a token above the counter"
         for tid, n in self._attempts.items():
-            assert n <= self.max_attempts, f"L4: {tid!r} claimed {n} > max_attempts times"
+            most = self._most.get(tid, self.max_attempts)
+            assert n <= most, f"L4: {tid!r} claimed {n} > max_attempts ({most}) times"

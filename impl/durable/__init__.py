@@ -1,7 +1,9 @@
 """A durable scheduler for many worker processes: the contract of specs/scheduler.md in a
 database (SQLite embedded by default, PostgreSQL for many machines), with leases, fencing and
-reclaim of expired leases (specs/durable.md); ``worker`` runs worker processes against it."""
+reclaim of expired leases (specs/durable.md); ``worker`` runs worker processes against it
+(docs/durable-worker.md), ``python -m schedcheck.impl.durable status URL`` shows a store."""
 
+from schedcheck.impl.durable._store import StoreError
 from schedcheck.impl.durable.scheduler import (
     DurableClaim,
     DurableDetails,
@@ -9,4 +11,4 @@ from schedcheck.impl.durable.scheduler import (
     Renewal,
 )
 
-__all__ = ["DurableClaim", "DurableDetails", "DurableScheduler", "Renewal"]
+__all__ = ["DurableClaim", "DurableDetails", "DurableScheduler", "Renewal", "StoreError"]

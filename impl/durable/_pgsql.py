@@ -90,21 +90,25 @@ BEGIN
     RETURN out;
 END $$"""
 
-#: rule 3's claim when nothing is to be reclaimed: free slots (at most ``lim`` -- NULL: no
-#: limit --, ``mc`` and the READY tasks there are), as many READY tasks in submission sequence,
-#: each made RUNNING with its slot and the next token (ascending in submission sequence). One
-#: row with a NULL id when the ordinary path must decide (not started, closed, or an expired
-#: lease to reclaim first).
+#: rule 3's claim when nothing is to be reclaimed (at ``tnow``, NULL: the server's clock): free
+#: slots (a READY task still waiting for its retry's ``not_before`` is passed over) (at most
+#: ``lim`` -- NULL: no limit --, ``mc`` and the READY tasks there are), as many READY tasks in
+#: submission sequence, each made RUNNING with its slot and the next token (ascending in
+#: submission sequence). One row with a NULL id when the ordinary path must decide (not started,
+#: closed, or an expired lease to reclaim first).
 _CLAIM = """
-CREATE OR REPLACE FUNCTION dclaim(lim BIGINT, tnow DOUBLE PRECISION, lease DOUBLE PRECISION,
-                                  mc BIGINT, lockkey BIGINT)
-RETURNS TABLE (rid TEXT, rgen BIGINT, rfn TEXT, rtoken BIGINT) LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION dclaim_at(lim BIGINT, tnow DOUBLE PRECISION,
+                                     lease DOUBLE PRECISION, mc BIGINT, lockkey BIGINT)
+RETURNS TABLE (rid TEXT, rgen BIGINT, rfn TEXT, rtoken BIGINT, rexpires DOUBLE PRECISION)
+LANGUAGE plpgsql AS $$
 DECLARE
     v_slots BIGINT[];
     v_ids TEXT[];
     v_toks BIGINT[];
 BEGIN
     PERFORM pg_advisory_xact_lock_shared(lockkey);
+    -- the server's clock, read once the lock is held: one clock for every worker (L6)
+    tnow := COALESCE(tnow, extract(epoch FROM clock_timestamp())::float8);
     IF NOT EXISTS (SELECT 1 FROM dmeta m WHERE m.key = 'started' AND m.value = '1')
        OR EXISTS (SELECT 1 FROM dmeta m WHERE m.key = 'closed' AND m.value = '1')
        OR EXISTS (SELECT 1 FROM dtask t WHERE t.state = 'RUNNING' AND t.expires < tnow) THEN
@@ -120,6 +124,7 @@ BEGIN
         SELECT s.slot FROM dslot s
          WHERE (SELECT t.id FROM dtask t WHERE t.slot = s.slot) IS NULL ORDER BY s.slot
          LIMIT (SELECT COUNT(*) FROM (SELECT 1 FROM dtask r WHERE r.state = 'READY'
+                                       AND (r.not_before IS NULL OR r.not_before <= tnow)
                                        LIMIT least(lim, mc)) x)
            FOR UPDATE OF s SKIP LOCKED) f;
     IF v_slots IS NULL THEN
@@ -132,7 +137,9 @@ BEGIN
         RETURN;
     END IF;
     SELECT array_agg(p.id ORDER BY p.seq) INTO v_ids FROM (
-        SELECT t.id, t.seq FROM dtask t WHERE t.state = 'READY' ORDER BY t.seq
+        -- a retried task waits for its not_before (L8): skipped, it keeps its place
+        SELECT t.id, t.seq FROM dtask t WHERE t.state = 'READY'
+           AND (t.not_before IS NULL OR t.not_before <= tnow) ORDER BY t.seq
          LIMIT cardinality(v_slots) FOR UPDATE SKIP LOCKED) p;
     IF v_ids IS NULL THEN
         RETURN;
@@ -142,9 +149,9 @@ BEGIN
     -- one primary-key update per task: its plan cannot turn into a scan of the table
     FOR i IN 1 .. cardinality(v_ids) LOOP
         UPDATE dtask t SET state = 'RUNNING', token = v_toks[i], slot = v_slots[i],
-               expires = tnow + lease, attempts = t.attempts + 1
+               expires = tnow + lease, attempts = t.attempts + 1, not_before = NULL
          WHERE t.id = v_ids[i]
-        RETURNING t.id, t.gen, t.fn, t.token INTO rid, rgen, rfn, rtoken;
+        RETURNING t.id, t.gen, t.fn, t.token, t.expires INTO rid, rgen, rfn, rtoken, rexpires;
         RETURN NEXT;
     END LOOP;
 END $$"""

@@ -27,7 +27,7 @@ P, R, RUN = "PENDING", "READY", "RUNNING"
 OK, FAILED, BLK, CAN = "SUCCEEDED", "FAILED", "BLOCKED", "CANCELLED"
 _DEAD_NAMES = tuple(s.name for s in DEAD)
 _COLS = ("id, seq, gen, state, deps, fn, requested, cause_kind, cause_id, cause_gen, error, "
-         "token, expires, attempts, slot")
+         "token, expires, attempts, slot, not_before, max_attempts, result")
 
 #: complete/fail/cancel: (call, state, cancel requested) -> (outcome, next state); a key that is
 #: not here is REJECTED (the same table as the reference model's TRANSITIONS)
@@ -86,11 +86,29 @@ class Renewal(NamedTuple):
 class DurableDetails(TaskDetails):
     """``info()``: the contract's TaskInfo (compares as the 4-tuple) plus ``error`` and
     ``optional_failed`` (D6) and the lease: ``attempts`` (claims of this task since its last
-    submit, reclaims included), ``token`` and ``expires`` (None unless RUNNING)."""
+    submit, reclaims included), ``token`` and ``expires`` (None unless RUNNING); and L8:
+    ``not_before`` (a retried task waits until then; None unless PENDING/READY after a
+    retry), ``result`` (what its completion reported; None unless SUCCEEDED)."""
 
     attempts: int = 0
     token: int | None = None
     expires: float | None = None
+    not_before: float | None = None
+    result: Any = None
+
+
+#: the longest wait between two attempts of a task (seconds), before jitter
+MAX_BACKOFF = 3600.0
+
+
+def retry_delay(base: float, attempts: int, token: int) -> float:
+    """L8: the wait before a task that failed its ``attempts``-th claim (held with fencing
+    ``token``) may be claimed again: ``base * 2**(attempts-1)`` (at most ``MAX_BACKOFF``),
+    half of it fixed and half jitter drawn from the token -- tasks that failed together (their
+    tokens differ) spread out, and the model computes the same wait."""
+    delay = min(base * 2.0 ** max(attempts - 1, 0), MAX_BACKOFF)
+    jitter = ((token * 2654435761) % 4294967296) / 4294967296
+    return delay / 2 + delay / 2 * jitter
 
 
 class _Row(NamedTuple):
@@ -109,6 +127,9 @@ class _Row(NamedTuple):
     expires: float | None
     attempts: int
     slot: int | None  #: the limit's slot a RUNNING generation holds (specs/durable.md L7)
+    not_before: float | None  #: a retried task is not claimed before this time (L8)
+    max_attempts: int | None  #: this task's own limit of claims (None: the store's)
+    result: str | None  #: JSON of the value its applied completion reported (L8)
 
     def cause(self) -> Cause | None:
         if self.cause_kind is None or self.cause_id is None or self.cause_gen is None:
@@ -119,27 +140,67 @@ class _Row(NamedTuple):
         return list(json.loads(self.deps))
 
 
-def _fn_name(fn: Callable[..., Any] | None) -> str | None:
-    """``module:qualname`` when that name imports back to ``fn`` (another process can run it)."""
+def _fn_name(fn: Callable[..., Any] | str | None) -> str | None:
+    """The name a task's function is stored under: ``module:qualname`` (another process imports
+    it by that name). A function no other process can import (a lambda, a nested function, one
+    of the submitting script's ``__main__``) is stored by that name too: a worker elsewhere
+    then fails the task with the import error -- never runs nothing and calls it done."""
     if fn is None:
         return None
-    module, qual = getattr(fn, "__module__", None), getattr(fn, "__qualname__", None)
-    if not module or not qual or "<" in qual:
-        return None
-    return f"{module}:{qual}" if _resolve(f"{module}:{qual}") is fn else None
+    if isinstance(fn, str):
+        return fn
+    module = getattr(fn, "__module__", None) or "?"
+    qual = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+    return f"{module}:{qual}"
+
+
+def check_fn_name(name: str) -> Callable[..., Any]:
+    """A function named ``module:callable`` at submit: the callable, or ``ValueError`` saying
+    why it cannot be imported (the task is refused then, not failed later)."""
+    fn = _resolve(name)
+    if isinstance(fn, Unresolved):
+        raise ValueError(fn.reason)
+    assert fn is not None
+    return fn
+
+
+class Unresolved:
+    """The function of a claim this process cannot import: calling it raises ``LookupError``
+    with the reason, so the worker FAILS the task with that error."""
+
+    def __init__(self, name: str, reason: str) -> None:
+        self.name, self.reason = name, reason
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise LookupError(self.reason)
+
+    def __repr__(self) -> str:
+        return f"<unresolved task function {self.name!r}>"
 
 
 def _resolve(name: str | None) -> Callable[..., Any] | None:
+    """The callable named ``module:qualname``; None for a task without a function; an
+    :class:`Unresolved` (which raises when called) when it cannot be imported here."""
     if not name:
         return None
     module, _, qual = name.partition(":")
+    if not module or not qual:
+        return Unresolved(name, f"task function {name!r}: write module:callable, e.g. "
+                                "mypkg.jobs:run")
     try:
         obj: Any = importlib.import_module(module)
         for part in qual.split("."):
             obj = getattr(obj, part)
-    except (ImportError, AttributeError):
-        return None
-    return obj if callable(obj) else None
+    except Exception as exc:  # an import can raise anything; the task fails with it
+        hint = ""
+        if module == "__main__" or "<" in qual:
+            hint = (" (a function of the submitting script or a nested one can only run in "
+                    "that process: put it in an importable module)")
+        return Unresolved(name, f"cannot import task function {name!r}: "
+                                f"{type(exc).__name__}: {exc}{hint}")
+    if not callable(obj):
+        return Unresolved(name, f"task function {name!r} is not callable: {obj!r}")
+    return obj  # type: ignore[no-any-return]
 
 
 def _find_cycle(roots: Iterable[str], edges: Callable[[str], list[str]]) -> list[str] | None:

@@ -18,7 +18,8 @@ Both stores keep the limit as ``max_concurrency`` rows of ``dslot``: a RUNNING t
 (``dtask.slot``, unique), every transition out of RUNNING frees it (sets it NULL).
 
 Task ids are stored as text (:func:`encode_id`/:func:`decode_id`): str, int, float, bytes,
-None, bool and tuples of those keep their type across processes.
+None, bool and tuples of those keep their type across processes, except that ids Python holds
+equal are one key (``True``, ``1`` and ``1.0`` are the int ``1``), as in the model.
 """
 
 from __future__ import annotations
@@ -37,15 +38,22 @@ from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 from schedcheck.impl.durable._pgsql import FUNCTIONS
 
-__all__ = ["PostgresStore", "SqliteStore", "Store", "connection_lost", "decode_id", "encode_id",
-           "open_store"]
+__all__ = ["PostgresStore", "SqliteStore", "Store", "StoreError", "connection_lost",
+           "decode_id", "encode_id", "open_store", "permanent_error"]
+
+
+class StoreError(RuntimeError):
+    """The store cannot be used and waiting will not help: a SQLite file that is missing or
+    damaged (named in the message), a PostgreSQL server that refused the session for good
+    (authentication, unknown database, unknown host: its own message quoted)."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS dtask (
     id TEXT PRIMARY KEY, seq BIGINT NOT NULL, gen BIGINT NOT NULL, state TEXT NOT NULL,
     deps TEXT NOT NULL, fn TEXT, requested INTEGER NOT NULL DEFAULT 0,
     cause_kind TEXT, cause_id TEXT, cause_gen BIGINT, error TEXT,
-    token BIGINT, expires DOUBLE PRECISION, attempts INTEGER NOT NULL DEFAULT 0, slot BIGINT);
+    token BIGINT, expires DOUBLE PRECISION, attempts INTEGER NOT NULL DEFAULT 0, slot BIGINT,
+    not_before DOUBLE PRECISION, max_attempts INTEGER, result TEXT);
 CREATE INDEX IF NOT EXISTS dtask_by_state ON dtask (state, seq);
 CREATE TABLE IF NOT EXISTS dedge (dep TEXT NOT NULL, dependent TEXT NOT NULL,
     PRIMARY KEY (dep, dependent));
@@ -53,6 +61,10 @@ CREATE INDEX IF NOT EXISTS dedge_by_dependent ON dedge (dependent);
 CREATE TABLE IF NOT EXISTS dmeta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS dslot (slot BIGINT PRIMARY KEY);
 """
+
+#: columns added since the first stores were written: (name, type), added when missing
+_LATER_COLUMNS = (("slot", "BIGINT"), ("not_before", "DOUBLE PRECISION"),
+                  ("max_attempts", "INTEGER"), ("result", "TEXT"))
 
 #: after SCHEMA and the ``slot`` column of a store written before slots were kept
 _SLOT_INDEX = "CREATE UNIQUE INDEX IF NOT EXISTS dtask_by_slot ON dtask (slot)"
@@ -62,20 +74,24 @@ _LOCK_BASE = 0x5C4ED0
 
 
 def encode_id(value: Any) -> str:
-    """A task id as text that keeps its type (``TypeError`` for a type no store can keep)."""
+    """A task id as text that keeps its type (``TypeError`` for a type no store can keep).
+
+    Ids that Python holds equal (and hash-equal) are one task, as the model's dict makes them:
+    ``True``, ``1`` and ``1.0`` are stored as ``1`` (``False``, ``0``, ``0.0`` and ``-0.0`` as
+    ``0``), inside tuples too; such an id reads back as the int."""
     return json.dumps(_tag(value), separators=(",", ":"))
 
 
 def _tag(value: Any) -> Any:
     if value is None:
         return ["n"]
-    if isinstance(value, bool):
-        return ["b", value]
-    if isinstance(value, int):
-        return ["i", value]
+    if isinstance(value, int):  # bool included: True == 1 and hash(True) == hash(1)
+        return ["i", int(value)]
     if isinstance(value, str):
         return ["s", value]
     if isinstance(value, float):
+        if value.is_integer():  # 2.0 == 2: one dict key, one task
+            return ["i", int(value)]
         return ["f", value]
     if isinstance(value, bytes):
         return ["y", value.hex()]
@@ -136,25 +152,53 @@ class SqliteStore:
     token_counter = "(SELECT CAST(value AS BIGINT) FROM dmeta WHERE key = 'token')"
     row_lock = ""  # the write lock, taken by BEGIN IMMEDIATE, holds every row
 
-    def __init__(self, path: str, *, synchronous: str = "NORMAL", url: str = "") -> None:
+    def __init__(self, path: str, *, synchronous: str = "NORMAL", url: str = "",
+                 create: bool = False) -> None:
         if synchronous.upper() not in ("OFF", "NORMAL", "FULL", "EXTRA"):
             raise ValueError(f"synchronous={synchronous!r}: choose NORMAL or FULL")
         self.url = url or f"sqlite:///{path}"
         self.path = path
+        if path != ":memory:" and not create and not os.path.exists(path):
+            raise StoreError(f"no SQLite store at {os.path.abspath(path)!r} (from {self.url!r}); "
+                             "a new store is made only when asked: DurableScheduler(url, ..., "
+                             "create=True), or --create on the command line")
         self.db = sqlite3.connect(path, isolation_level=None, timeout=60.0,
                                   check_same_thread=False)
         self.statements = 0  #: statements run so far
         self.crash_after: int | None = None  #: fault injection: SIGKILL before statement N
-        if path != ":memory:":
-            self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute(f"PRAGMA synchronous={synchronous.upper()}")
-        with self.transaction():
-            for stmt in SCHEMA.split(";"):
-                if stmt.strip():
-                    self.db.execute(stmt)
-            if "slot" not in {r[1] for r in self.db.execute("PRAGMA table_info(dtask)")}:
-                self.db.execute("ALTER TABLE dtask ADD COLUMN slot BIGINT")  # an older store
-            self.db.execute(_SLOT_INDEX)
+        with self._checked():
+            if path != ":memory:":
+                self.db.execute("PRAGMA journal_mode=WAL")
+                # a damaged file or index would answer wrongly (no READY task, for ever):
+                # integrity_check also compares every index with its table (quick_check
+                # does not); about 0.2 s per 100,000 tasks, once per connection
+                bad = [str(r[0]) for r in
+                       self.db.execute("PRAGMA integrity_check(3)").fetchall()]
+                if bad != ["ok"]:
+                    raise sqlite3.DatabaseError("; ".join(bad[:3]))
+            self.db.execute(f"PRAGMA synchronous={synchronous.upper()}")
+            with self.transaction():
+                for stmt in SCHEMA.split(";"):
+                    if stmt.strip():
+                        self.db.execute(stmt)
+                have = {r[1] for r in self.db.execute("PRAGMA table_info(dtask)")}
+                for name, kind in _LATER_COLUMNS:  # a store written by an older version
+                    if name not in have:
+                        self.db.execute(f"ALTER TABLE dtask ADD COLUMN {name} {kind}")
+                self.db.execute(_SLOT_INDEX)
+
+    @contextlib.contextmanager
+    def _checked(self) -> Iterator[None]:
+        """A damaged file (not a database, a malformed page or index) as a
+        :class:`StoreError` naming the file."""
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                raise
+            self.db.close()
+            raise StoreError(f"the SQLite store {os.path.abspath(self.path)!r} is damaged "
+                             f"({exc}); restore it from a backup") from exc
 
     @contextlib.contextmanager
     def transaction(self, *, changing: bool = True, shared: bool = False) -> Iterator[None]:
@@ -168,14 +212,28 @@ class SqliteStore:
 
     def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
         _count(self)
-        return self.db.execute(sql, tuple(args)).rowcount
+        with self._damage():
+            return self.db.execute(sql, tuple(args)).rowcount
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        self.db.executemany(sql, [tuple(r) for r in rows])
+        with self._damage():
+            self.db.executemany(sql, [tuple(r) for r in rows])
 
     def rows(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         _count(self)
-        return [tuple(r) for r in self.db.execute(sql, tuple(args)).fetchall()]
+        with self._damage():
+            return [tuple(r) for r in self.db.execute(sql, tuple(args)).fetchall()]
+
+    @contextlib.contextmanager
+    def _damage(self) -> Iterator[None]:
+        """A page found damaged while working: :class:`StoreError` naming the file."""
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            if type(exc) is sqlite3.DatabaseError or "malformed" in str(exc):
+                raise StoreError(f"the SQLite store {os.path.abspath(self.path)!r} is damaged "
+                                 f"({exc}); restore it from a backup") from exc
+            raise
 
     def close(self) -> None:
         self.db.close()
@@ -200,7 +258,12 @@ class PostgresStore:
             raise ValueError(f"schema={schema!r}: use lower-case letters, digits and _")
         self.url = url
         self.schema = schema
-        self.db = psycopg.connect(url, autocommit=True)
+        try:
+            self.db = psycopg.connect(url, autocommit=True, connect_timeout=10)
+        except psycopg.Error as exc:  # ProgrammingError: a malformed URL
+            if permanent_error(exc) or isinstance(exc, psycopg.ProgrammingError):
+                raise StoreError(f"PostgreSQL refused {_safe(url)}: {_first_line(exc)}") from exc
+            raise
         self.statements = 0
         self.crash_after: int | None = None
         #: fault injection: SIGKILL the server process of this connection (the store process)
@@ -222,10 +285,8 @@ class PostgresStore:
                 if stmt.strip():
                     self.db.execute(stmt)
             self.db.execute("CREATE SEQUENCE IF NOT EXISTS dtoken")
-            if not self.db.execute(
-                    "SELECT 1 FROM information_schema.columns WHERE table_schema = %s AND "
-                    "table_name = 'dtask' AND column_name = 'slot'", (schema,)).fetchone():
-                self.db.execute("ALTER TABLE dtask ADD COLUMN slot BIGINT")  # an older store
+            for name, kind in _LATER_COLUMNS:  # a store written by an older version
+                self.db.execute(f"ALTER TABLE dtask ADD COLUMN IF NOT EXISTS {name} {kind}")
             self.db.execute(_SLOT_INDEX)
             for function in FUNCTIONS:
                 self.db.execute(function)
@@ -265,6 +326,14 @@ class PostgresStore:
         cur = self.db.execute(self._sql(sql), tuple(args))
         return [tuple(r) for r in cur.fetchall()]
 
+    def server_now(self) -> float:
+        """The server's clock (seconds since the epoch), read now: the one clock of every
+        process that shares this store (specs/durable.md L6)."""
+        _count(self)
+        row = self.db.execute("SELECT extract(epoch FROM clock_timestamp())::float8").fetchone()
+        assert row is not None
+        return float(row[0])
+
     def tokens(self, n: int) -> list[int]:
         """The next ``n`` fencing tokens, ascending (from the sequence ``dtoken``)."""
         _count(self)
@@ -289,13 +358,14 @@ class PostgresStore:
                                [t for _, _, t in items], self._lock)).fetchone()
         return [v == "APPLIED" for v in (row[0] if row else [])]
 
-    def claim_fast(self, limit: int | None, now: float, lease: float,
+    def claim_fast(self, limit: int | None, now: float | None, lease: float,
                    max_concurrency: int) -> list[tuple[Any, ...]] | None:
-        """Rule 3 in one round trip when nothing is to be reclaimed (``dclaim`` in
-        ``_pgsql``): the claimed (id, gen, fn, token) rows, in token order; None: take the
-        ordinary path."""
+        """Rule 3 in one round trip when nothing is to be reclaimed (``dclaim_at`` in
+        ``_pgsql``): the claimed (id, gen, fn, token, expires) rows, in token order; None:
+        take the ordinary path. ``now`` None: the server's clock, read once the claim holds
+        its lock."""
         _count(self)
-        rows = self.db.execute("SELECT * FROM dclaim(%s, %s, %s, %s, %s)",
+        rows = self.db.execute("SELECT * FROM dclaim_at(%s, %s, %s, %s, %s)",
                                (limit, now, lease, max_concurrency, self._lock)).fetchall()
         if rows and rows[0][0] is None:
             return None
@@ -336,7 +406,46 @@ def connection_lost(exc: BaseException) -> bool:
     server that was killed or restarted, or is still recovering): the transaction in flight was
     rolled back or, if its commit had been written, stands -- a new connection can go on."""
     psycopg = sys.modules.get("psycopg")
-    return psycopg is not None and isinstance(exc, psycopg.OperationalError)
+    return (psycopg is not None and isinstance(exc, psycopg.OperationalError)
+            and not permanent_error(exc))
+
+
+#: what a PostgreSQL server (or libpq) says when waiting cannot help: a wrong role or
+#: password, an unknown database or host, a refused address. A server down, starting,
+#: recovering or shutting down is not among them: a worker waits for it.
+_PERMANENT = ("authentication failed", "does not exist", "could not translate host name",
+              "no pg_hba.conf entry", "name or service not known", "invalid dsn",
+              "invalid connection option", "permission denied", "no password supplied")
+
+
+def permanent_error(exc: BaseException) -> bool:
+    """Whether a connection error is one that retrying cannot cure (see ``_PERMANENT``)."""
+    if isinstance(exc, StoreError):
+        return True
+    psycopg = sys.modules.get("psycopg")
+    if psycopg is None or not isinstance(exc, psycopg.Error):
+        return False
+    if not isinstance(exc, psycopg.OperationalError):
+        return False
+    text = str(exc).lower()
+    if "starting up" in text or "shutting down" in text or "recovery" in text:
+        return False
+    return any(p in text for p in _PERMANENT)
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    fatal = [ln for ln in lines if "FATAL" in ln or "failed" in ln]
+    return (fatal or lines or [type(exc).__name__])[-1]
+
+
+def _safe(url: str) -> str:
+    """The URL without its password."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
 def hash_text(text: str) -> int:
@@ -347,9 +456,10 @@ def hash_text(text: str) -> int:
     return h
 
 
-def open_store(url: str) -> SqliteStore | PostgresStore:
+def open_store(url: str, *, create: bool = False) -> SqliteStore | PostgresStore:
     """``sqlite:///file`` / ``sqlite://`` (in memory) / ``postgresql://...``; query
-    parameters: ``synchronous=NORMAL|FULL`` (SQLite), ``schema=name`` (PostgreSQL)."""
+    parameters: ``synchronous=NORMAL|FULL`` (SQLite), ``schema=name`` (PostgreSQL). A SQLite
+    file that does not exist is made only with ``create`` (else :class:`StoreError`)."""
     if not isinstance(url, str):
         raise TypeError(f"url must be a str such as 'sqlite:///tasks.db', got "
                         f"{type(url).__name__} {url!r}")
@@ -358,7 +468,7 @@ def open_store(url: str) -> SqliteStore | PostgresStore:
     if parts.scheme == "sqlite":
         path = parts.path[1:] if parts.path.startswith("/") else parts.path
         return SqliteStore(path or ":memory:", synchronous=query.get("synchronous", "NORMAL"),
-                           url=url)
+                           url=url, create=create)
     if parts.scheme in ("postgresql", "postgres"):
         schema = query.pop("schema", "schedcheck")
         rest = "&".join(f"{k}={v}" for k, v in query.items())

@@ -61,8 +61,10 @@ QUERIES: tuple[tuple[str, str, str], ...] = (
      "s.slot IS NULL)"),
     ("L7", "no two tasks hold one slot",
      "SELECT slot FROM dtask WHERE slot IS NOT NULL GROUP BY slot HAVING COUNT(*) > 1"),
-    ("L4", "no task has more claims since its submit than max_attempts",
-     "SELECT id, attempts FROM dtask WHERE attempts > :ma"),
+    ("L4", "no task has more claims since its submit than max_attempts (its own or the "
+     "store's)", "SELECT id, attempts FROM dtask WHERE attempts > COALESCE(max_attempts, :ma)"),
+    ("L8", "a RUNNING task does not wait for a retry (its claim cleared not_before)",
+     "SELECT id FROM dtask WHERE state = 'RUNNING' AND not_before IS NOT NULL"),
     ("S", "every edge belongs to a task",
      "SELECT e.dependent FROM dedge e LEFT JOIN dtask t ON t.id = e.dependent "
      "WHERE t.id IS NULL"),

@@ -30,6 +30,7 @@ import time
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
 
+from schedcheck.impl.durable._batch import complete_many
 from schedcheck.impl.durable._records import (
     _BLOCK,
     _COLS,
@@ -52,6 +53,8 @@ from schedcheck.impl.durable._records import (
     _parse_deps,
     _resolve,
     _Row,
+    check_fn_name,
+    retry_delay,
 )
 from schedcheck.impl.durable._store import (
     PostgresStore,
@@ -63,7 +66,6 @@ from schedcheck.impl.durable._store import (
 
 from schedcheck.contract import (
     Cause,
-    Claim,
     ClosedError,
     ConflictError,
     CycleError,
@@ -83,15 +85,20 @@ class DurableScheduler:
     """The scheduler contract over ``sqlite:///file`` (default, embedded), ``sqlite://`` (in
     memory) or ``postgresql://...`` (psycopg 3), with leases.
 
-    ``clock`` is read once per changing call, inside its transaction (every process sharing a
-    store must use the same clock: ``time.time`` by default). ``max_attempts`` claims of one
-    submit may expire before the task is FAILED. One object per thread; share the store.
+    The lease clock is read once per changing call, inside its transaction: on PostgreSQL the
+    server's (``clock_timestamp()``, so the workers' own clocks never matter), on SQLite this
+    machine's ``time.time`` (every process shares it: one machine). ``clock`` replaces it
+    (tests move time by hand); every process sharing a store must then use that same clock.
+    ``max_attempts`` claims of one submit may expire before the task is FAILED. A SQLite file
+    that does not exist is made only with ``create=True``. One object per thread; share the
+    store.
     """
 
     def __init__(self, url: str | SqliteStore | PostgresStore = "sqlite://",
                  max_concurrency: int = 1,
-                 lease_seconds: float = 30.0, *, clock: Callable[[], float] = time.time,
-                 max_attempts: int = 5) -> None:
+                 lease_seconds: float = 30.0, *, clock: Callable[[], float] | None = None,
+                 max_attempts: int = 5, retry_backoff: float = 1.0,
+                 create: bool = False) -> None:
         self.max_concurrency = require_int(max_concurrency, "max_concurrency", minimum=0)
         if isinstance(lease_seconds, bool) or not isinstance(lease_seconds, (int, float)):
             raise TypeError(f"lease_seconds must be a number of seconds, got "
@@ -100,11 +107,17 @@ class DurableScheduler:
             raise ValueError(f"lease_seconds must be > 0 and finite, got {lease_seconds!r}")
         self.lease_seconds = float(lease_seconds)
         self.max_attempts = require_int(max_attempts, "max_attempts", minimum=1)
+        if isinstance(retry_backoff, bool) or not isinstance(retry_backoff, (int, float)) or \
+                not (retry_backoff >= 0 and math.isfinite(retry_backoff)):
+            raise ValueError(f"retry_backoff must be >= 0 seconds, got {retry_backoff!r}")
+        self.retry_backoff = float(retry_backoff)
         self.clock = clock
         # an open store is shared as it is (tests reuse one connection for many schedulers)
         self._owns_store = not isinstance(url, (SqliteStore, PostgresStore))
-        self.store = url if isinstance(url, (SqliteStore, PostgresStore)) else open_store(url)
+        self.store = (url if isinstance(url, (SqliteStore, PostgresStore))
+                      else open_store(url, create=create))
         self.url = self.store.url
+        #: the functions submitted by this process (a claim of them runs the object itself)
         self._fns: dict[str, Callable[..., Any] | None] = {}
         with self.store.transaction():
             stored = self._meta("max_concurrency")
@@ -118,6 +131,15 @@ class DurableScheduler:
                              f"{stored}; open it with that value (the limit is global)")
 
     # ---- helpers (inside a transaction) --------------------------------------------------
+
+    def _now(self) -> float:
+        """The lease clock (L6): ``clock`` when given, else the server's on PostgreSQL and
+        ``time.time`` on SQLite."""
+        if self.clock is not None:
+            return float(self.clock())
+        if isinstance(self.store, PostgresStore):
+            return self.store.server_now()
+        return time.time()
 
     def _ensure_slots(self) -> None:
         """``max_concurrency`` slot rows (L7), one held by each RUNNING task: a new store, or
@@ -210,14 +232,25 @@ class DurableScheduler:
     # ---- rule 1 / 7: submit --------------------------------------------------------------
 
     def submit(self, task_id: Hashable, deps: Iterable[Hashable] = (),
-               fn: Callable[..., Any] | None = None) -> int:
+               fn: Callable[..., Any] | str | None = None, *,
+               max_attempts: int | None = None) -> int:
         """Rule 1 (rule 7 for a known id): the new generation. ``fn`` is stored by its import
-        name when it has one (so another process can run it), else kept in this process."""
+        name ``module:qualname`` (another process imports it by that name; this process keeps
+        the object too); a name given as a str (``"mypkg.jobs:run"``) must import now, else
+        ``ValueError`` and nothing is submitted. ``max_attempts``: this task's own limit of
+        claims per submit (L8; default the store's)."""
         require_hashable(task_id, "task_id")
+        if max_attempts is not None:
+            require_int(max_attempts, "max_attempts", minimum=1)
         dep_ids = _parse_deps(deps, task_id)
-        if fn is not None and not callable(fn):
-            raise TypeError(f"fn of {task_id!r} must be callable or None, got "
-                            f"{type(fn).__name__} {fn!r}")
+        if isinstance(fn, str):
+            try:
+                check_fn_name(fn)
+            except ValueError as exc:
+                raise ValueError(f"cannot submit {task_id!r}: {exc}") from None
+        elif fn is not None and not callable(fn):
+            raise TypeError(f"fn of {task_id!r} must be callable, a 'module:callable' name "
+                            f"or None, got {type(fn).__name__} {fn!r}")
         key = encode_id(task_id)
         dep_keys = [encode_id(d) for d in dep_ids]
         with self.store.transaction():
@@ -235,14 +268,15 @@ class DurableScheduler:
             name = _fn_name(fn)
             if old is None:
                 self.store.execute(
-                    "INSERT INTO dtask (id, seq, gen, state, deps, fn) VALUES (?, ?, ?, ?, ?, ?)",
-                    (key, seq, gen, P, deps_json, name))
+                    "INSERT INTO dtask (id, seq, gen, state, deps, fn, max_attempts) VALUES "
+                    "(?, ?, ?, ?, ?, ?, ?)", (key, seq, gen, P, deps_json, name, max_attempts))
             else:
                 self.store.execute(
                     "UPDATE dtask SET seq = ?, gen = ?, state = ?, deps = ?, fn = ?, "
                     "requested = 0, cause_kind = NULL, cause_id = NULL, cause_gen = NULL, "
-                    "error = NULL, token = NULL, expires = NULL, attempts = 0 WHERE id = ?",
-                    (seq, gen, P, deps_json, name, key))
+                    "error = NULL, token = NULL, expires = NULL, attempts = 0, not_before = NULL, "
+                    "max_attempts = ?, result = NULL WHERE id = ?",
+                    (seq, gen, P, deps_json, name, max_attempts, key))
                 self.store.execute("DELETE FROM dedge WHERE dependent = ?", (key,))
             self.store.executemany("INSERT INTO dedge (dep, dependent) VALUES (?, ?)",
                                    [(d, key) for d in dep_keys])
@@ -250,7 +284,7 @@ class DurableScheduler:
             # the new generation has not SUCCEEDED: READY dependents wait again (rule 7)
             self.store.execute(f"UPDATE dtask SET state = '{P}' WHERE state = '{R}' AND id IN "
                                "(SELECT dependent FROM dedge WHERE dep = ?)", (key,))
-        self._fns[key] = fn
+        self._fns[key] = None if isinstance(fn, str) else fn
         return gen
 
     def _validate_edges(self, task_id: Any, key: str, dep_ids: list[Any],
@@ -303,19 +337,18 @@ class DurableScheduler:
         if limit is not None:
             require_int(limit, "limit", minimum=0)
         if isinstance(self.store, PostgresStore):  # one round trip when nothing expired
-            now = float(self.clock())
+            now = None if self.clock is None else float(self.clock())
             fast = self.store.claim_fast(limit, now, self.lease_seconds, self.max_concurrency)
             if fast is not None:
-                expires = now + self.lease_seconds
                 return [DurableClaim(decode_id(k), int(g), self._fns.get(k) or _resolve(name),
-                                     int(tok), expires) for k, g, name, tok in fast]
+                                     int(tok), float(exp)) for k, g, name, tok, exp in fast]
         with self.store.transaction():
             metas = self._metas()
             if metas.get("started") != "1":
                 raise NotStartedError("ready() before start(): call start() first")
             if metas.get("closed") == "1":
                 return []
-            now = float(self.clock())
+            now = self._now()
             self._reclaim(now)
             n = self.max_concurrency if limit is None else min(limit, self.max_concurrency)
             if n <= 0:
@@ -326,15 +359,17 @@ class DurableScheduler:
                 "t.slot = s.slot) ORDER BY s.slot LIMIT ?", (n,))]
             if not slots:
                 return []
-            rows = self.store.rows(f"SELECT id, gen, fn FROM dtask WHERE state = '{R}' "
-                                   "ORDER BY seq LIMIT ?", (len(slots),))
+            # a retried task waits for its not_before (L8)
+            rows = self.store.rows(f"SELECT id, gen, fn FROM dtask WHERE state = '{R}' AND "
+                                   "(not_before IS NULL OR not_before <= ?) ORDER BY seq LIMIT ?",
+                                   (now, len(slots)))
             if not rows:
                 return []
             tokens = self._tokens(metas, len(rows))
             expires = now + self.lease_seconds
             self.store.executemany(
                 f"UPDATE dtask SET state = '{RUN}', token = ?, expires = ?, slot = ?, "
-                f"attempts = attempts + 1 WHERE id = ? AND state = '{R}'",
+                f"attempts = attempts + 1, not_before = NULL WHERE id = ? AND state = '{R}'",
                 [(tok, expires, slot, key) for tok, slot, (key, _, _) in
                  zip(tokens, slots, rows)])
             return [DurableClaim(decode_id(key), int(gen), self._fns.get(key) or _resolve(name),
@@ -345,9 +380,10 @@ class DurableScheduler:
         generation, in submission sequence: CANCELLED if a cancel was requested, FAILED after
         ``max_attempts`` expired claims, else decided by rule 1 (READY when its dependencies
         still hold). The stamp is kept: a reclaimed task goes back to its place in the queue."""
-        rows = self.store.rows(f"SELECT id, gen, requested, attempts, deps FROM dtask WHERE "
-                               f"state = '{RUN}' AND expires < ? ORDER BY seq", (now,))
-        for key, gen, requested, attempts, deps in rows:
+        rows = self.store.rows(f"SELECT id, gen, requested, attempts, deps, max_attempts FROM "
+                               f"dtask WHERE state = '{RUN}' AND expires < ? ORDER BY seq",
+                               (now,))
+        for key, gen, requested, attempts, deps, most in rows:
             new = int(gen) + 1
             base = ("UPDATE dtask SET gen = ?, state = ?, requested = 0, token = NULL, "
                     "expires = NULL, slot = NULL, error = ?, cause_kind = ?, cause_id = ?, "
@@ -355,7 +391,7 @@ class DurableScheduler:
             if requested:
                 self.store.execute(base, (new, CAN, None, "cancelled", key, new, key))
                 self._block_from(key, Cause("cancelled", decode_id(key), new))
-            elif int(attempts) >= self.max_attempts:
+            elif int(attempts) >= (self.max_attempts if most is None else int(most)):
                 error = json.dumps(f"lease expired {attempts} times")
                 self.store.execute(base, (new, FAILED, error, None, None, None, key))
                 self._block_from(key, Cause("failed", decode_id(key), new))
@@ -384,18 +420,44 @@ class DurableScheduler:
                 return Renewal(Outcome.STALE, state, None)
             if row.state != RUN:
                 return Renewal(Outcome.REJECTED, state, None)
-            expires = float(self.clock()) + self.lease_seconds
+            expires = self._now() + self.lease_seconds
             self.store.execute("UPDATE dtask SET expires = ? WHERE id = ?", (expires, row.id))
             return Renewal(Outcome.APPLIED, state, expires)
 
     # ---- rules 4-6: the table, fenced ----------------------------------------------------
 
     def _apply(self, call: str, task_id: Hashable, generation: int | None,
-               token: int | None = None, error: Any = None) -> Reply:
+               token: int | None = None, error: Any = None, *, retry: bool = False,
+               result: Any = None) -> Reply:
         g = None if generation is None else require_int(generation, "generation")
         tok = None if token is None else require_int(token, "token")
         with self.store.transaction():
-            return self._apply_here(call, task_id, g, tok, error)
+            row = self._get(task_id)
+            if retry and self._retries(row, g, tok):
+                return self._retry(row, error)
+            return self._apply_row(call, task_id, row, g, tok, error, result)
+
+    def _retries(self, row: _Row, g: int | None, tok: int | None) -> bool:
+        """L8: a fail with ``retry`` of the current claim (its generation; its token when
+        given), no cancel requested, attempts left, not closed."""
+        most = self.max_attempts if row.max_attempts is None else int(row.max_attempts)
+        return (row.state == RUN and g == row.gen and not row.requested
+                and (tok is None or tok == row.token) and int(row.attempts) < most
+                and not self._flag("closed"))  # after close() nothing is claimed again
+
+    def _retry(self, row: _Row, error: Any) -> Reply:
+        """L8: the failed claim ends, the task gets a new generation decided by rule 1 and
+        waits ``retry_delay`` before a claim may take it; the error stays visible."""
+        assert row.token is not None
+        not_before = self._now() + retry_delay(self.retry_backoff, int(row.attempts),
+                                               int(row.token))
+        self.store.execute(
+            "UPDATE dtask SET gen = ?, state = ?, requested = 0, token = NULL, expires = NULL, "
+            "slot = NULL, error = ?, cause_kind = NULL, cause_id = NULL, cause_gen = NULL, "
+            "not_before = ? WHERE id = ?",
+            (int(row.gen) + 1, P, _encode_error(error), not_before, row.id))
+        self._decide(row.id, row.dep_keys())
+        return Reply(Outcome.APPLIED, TaskState[str(self._row(row.id).state)])  # type: ignore[union-attr]
 
     def _apply_here(self, call: str, task_id: Hashable, g: int | None, tok: int | None,
                     error: Any) -> Reply:
@@ -403,7 +465,7 @@ class DurableScheduler:
         return self._apply_row(call, task_id, self._get(task_id), g, tok, error)
 
     def _apply_row(self, call: str, task_id: Hashable, row: _Row, g: int | None,
-                   tok: int | None, error: Any) -> Reply:
+                   tok: int | None, error: Any, result: Any = None) -> Reply:
         """``_apply_here`` once the task's row is read (the writes; nothing here raises an
         error of the contract)."""
         if g is not None and g != row.gen:
@@ -421,10 +483,11 @@ class DurableScheduler:
             cause = Cause("cancelled", task_id, gen) if nxt == CAN else None
             self.store.execute(
                 "UPDATE dtask SET state = ?, token = NULL, expires = NULL, slot = NULL, "
-                "cause_kind = ?, cause_id = ?, cause_gen = ?, error = ? WHERE id = ?",
+                "cause_kind = ?, cause_id = ?, cause_gen = ?, error = ?, result = ? WHERE id = ?",
                 (nxt, None if cause is None else "cancelled",
                  None if cause is None else key, None if cause is None else gen,
-                 _encode_error(error) if call == "fail" else row.error, key))
+                 _encode_error(error) if call == "fail" else row.error,
+                 _encode_error(result) if nxt == OK else row.result, key))
             if nxt == OK:
                 self.store.execute(
                     f"UPDATE dtask SET state = '{R}' WHERE state = '{P}' AND id IN "
@@ -434,11 +497,15 @@ class DurableScheduler:
                 self._block_from(key, cause or Cause("failed", task_id, gen))
         return Reply(outcome, TaskState[nxt])
 
-    def complete(self, task_id: Hashable, generation: int, token: int | None = None) -> Reply:
+    def complete(self, task_id: Hashable, generation: int, token: int | None = None, *,
+                 result: Any = None) -> Reply:
         """Rule 4, fenced (L5): with ``token``, a claim that is not the current one is STALE.
-        On PostgreSQL the APPLIED case is one server-side call; any other case takes the
-        ordinary path (a later transaction: the call takes effect there)."""
+        ``result`` (JSON, else its repr) is kept with the task and shown by ``info()`` (L8).
+        On PostgreSQL the APPLIED case without a result is one server-side call; any other
+        case takes the ordinary path (a later transaction: the call takes effect there)."""
         g = require_int(generation, "generation")
+        if result is not None:
+            return self._apply("complete", task_id, g, token, result=result)
         if isinstance(self.store, PostgresStore) and (token is None or (
                 isinstance(token, int) and not isinstance(token, bool))):
             require_hashable(task_id, "task_id")
@@ -447,42 +514,18 @@ class DurableScheduler:
         return self._apply("complete", task_id, g, token)
 
     def complete_many(self, reports: Iterable[Sequence[Any]]) -> list[Reply]:
-        """Rule 4 for several reports in one transaction (a worker that claimed a batch reports
-        it at once): each a ``DurableClaim`` (fenced by its token), a ``Claim``, or a sequence
-        ``(task_id, generation[, token])``; each reply is what ``complete`` would answer at
-        that point, in order. An error, as ``complete`` raises it (an unknown id, a generation
-        that is not an int, ...), leaves the reports before it applied -- they are committed
-        -- and the rest untouched (specs/scheduler.md, "Batch paths"); an error of the store
-        itself rolls back the transaction it happens in.
-
-        On PostgreSQL a batch that applies in full is one server-side call; from the first
-        report that does not apply (decided as ``complete`` decides it) the rest is one more
-        transaction, in which each further run of APPLIED reports is again one call."""
-        todo, error = _reports(reports)
-        replies: list[Reply] = []
-        pg = self.store if isinstance(self.store, PostgresStore) else None
-        if pg is not None and todo:
-            replies += _applied(pg, todo)
-        if len(replies) < len(todo):
-            with self.store.transaction():
-                while len(replies) < len(todo):
-                    task_id, key, g, tok = todo[len(replies)]
-                    row = self._row(key)
-                    if row is None:  # complete() raises here: the reports before it stand
-                        error = UnknownTaskError(task_id)
-                        break
-                    replies.append(self._apply_row("complete", task_id, row, g, tok, None))
-                    if pg is not None and len(replies) < len(todo):
-                        replies += _applied(pg, todo[len(replies):])
-        if error is not None:
-            raise error
-        return replies
+        """Rule 4 for several reports in one transaction, each a ``DurableClaim`` (fenced by
+        its token), a ``Claim`` or ``(task_id, generation[, token])``; each reply is what
+        ``complete`` would answer at that point (the details: ``_batch.complete_many``)."""
+        return complete_many(self, reports)
 
     def fail(self, task_id: Hashable, generation: int, error: Any = None,
-             token: int | None = None) -> Reply:
-        """Rule 5, fenced as complete is."""
+             token: int | None = None, *, retry: bool = False) -> Reply:
+        """Rule 5, fenced as complete is. With ``retry`` (L8), a task with attempts left gets
+        a new generation that waits a backoff (``info().not_before``) instead: the reply is
+        APPLIED with that generation's state (READY, PENDING or BLOCKED)."""
         return self._apply("fail", task_id, require_int(generation, "generation"), token,
-                           error)
+                           error, retry=retry)
 
     def cancel(self, task_id: Hashable, generation: int | None = None) -> Reply:
         """Rule 6: PENDING/READY -> CANCELLED; RUNNING -> a request (cooperative)."""
@@ -518,6 +561,9 @@ class DurableScheduler:
         out.attempts = int(row.attempts)
         out.token = None if row.token is None else int(row.token)
         out.expires = None if row.expires is None else float(row.expires)
+        waiting = row.state in (P, R) and row.not_before is not None
+        out.not_before = float(row.not_before) if waiting else None  # type: ignore[arg-type]
+        out.result = None if row.result is None or row.state != OK else json.loads(row.result)
         return out
 
     def state_of(self, task_id: Hashable) -> TaskState:
@@ -547,35 +593,3 @@ class DurableScheduler:
     def __repr__(self) -> str:
         return (f"<DurableScheduler {self.url} max_concurrency={self.max_concurrency} "
                 f"lease_seconds={self.lease_seconds}>")
-
-
-#: one report of ``complete_many``, checked: (task id, its stored key, generation, token)
-_Report = tuple[Any, str, int, int | None]
-
-
-def _reports(reports: Iterable[Sequence[Any]]) -> tuple[list[_Report], Exception | None]:
-    """The reports of a batch, checked as ``complete`` checks its arguments, up to the first
-    that raises: (the checked ones before it, that error or None)."""
-    out: list[_Report] = []
-    try:
-        for report in reports:
-            if isinstance(report, DurableClaim):  # its third field is fn: the token is later
-                t, g, tok = report.task_id, report.generation, report.token
-            elif isinstance(report, Claim):  # the contract's claim: no token
-                t, g, tok = report.task_id, report.generation, None
-            else:
-                t, g, *rest = report
-                tok = None if not rest else rest[0]
-            gen = require_int(g, "generation")
-            require_hashable(t, "task_id")
-            out.append((t, encode_id(t), gen, None if tok is None else require_int(tok, "token")))
-    except Exception as exc:  # complete() of this report would raise it: the rest is not tried
-        return out, exc
-    return out, None
-
-
-def _applied(store: PostgresStore, todo: list[_Report]) -> list[Reply]:
-    """The leading run of ``todo`` that applies, applied in one server-side call (its own
-    transaction, or the caller's when one is open)."""
-    done = store.complete_many_fast([(k, g, tok) for _, k, g, tok in todo])
-    return [Reply(Outcome.APPLIED, TaskState.SUCCEEDED)] * sum(done)

@@ -89,6 +89,11 @@ def pg_pool(pg_url: str, request: pytest.FixtureRequest) -> Iterator[StorePool]:
 
 @pytest.fixture
 def sqlite_files(tmp_path: Path) -> Callable[[], str]:
-    """A new SQLite file URL per call."""
+    """A new SQLite file URL per call (an empty file: a store opened there is made new)."""
     counter = itertools.count()
-    return lambda: f"sqlite:///{tmp_path}/store{next(counter)}.db"
+
+    def fresh() -> str:
+        path = tmp_path / f"store{next(counter)}.db"
+        path.touch()
+        return f"sqlite:///{path}"
+    return fresh

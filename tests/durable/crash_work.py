@@ -47,3 +47,14 @@ def hold(task_id: Any) -> None:
         out.write(str(task_id))
     with open(os.path.join(folder, "go")) as inp:
         inp.read()
+
+
+def chaos(task_id: Any) -> None:
+    """The chaos run's task: note the run in ``CRASH_DIR/effects`` (``task pid``), then work
+    for 30 ms (a kill often lands inside a task)."""
+    import time
+    fd = os.open(os.path.join(os.environ["CRASH_DIR"], "effects"),
+                 os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    os.write(fd, f"{task_id} {os.getpid()}\n".encode())
+    os.close(fd)
+    time.sleep(0.03)

@@ -25,7 +25,7 @@ GRAPH = {"t0": [], "t1": [], "t2": [], "t3": [], "t4": ["t0"], "t5": ["t0", "t1"
 
 
 def _crash_run(url: str, folder: Path) -> None:
-    s = DurableScheduler(url, 2, LEASE)
+    s = DurableScheduler(url, 2, LEASE, create=True)
     for task, deps in GRAPH.items():
         s.submit(task, deps)
     s.start()
@@ -84,7 +84,7 @@ def test_a_process_killed_inside_a_transaction_leaves_no_trace(tmp_path: Path,
     total = _statements_of_one_claim()
     after = {"first": 1, "middle": total // 2, "last": total}[which]
     url = f"sqlite:///{tmp_path}/tx.db"
-    s = DurableScheduler(url, 1, LEASE)
+    s = DurableScheduler(url, 1, LEASE, create=True)
     s.submit("a")
     s.start()
     s.disconnect()

@@ -78,7 +78,7 @@ def test_a_requested_cancel_is_confirmed_by_the_reclaim() -> None:
 
 def test_two_processes_on_one_file_share_one_exact_limit(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path}/shared.db"
-    first = DurableScheduler(url, 2, 30.0)
+    first = DurableScheduler(url, 2, 30.0, create=True)
     for i in range(6):
         first.submit(i)
     first.start()

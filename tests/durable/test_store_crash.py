@@ -44,7 +44,7 @@ def _fresh(server: str, schema: str) -> str:
 def _expired_claim(url: str, clock: ManualClock) -> tuple[DurableScheduler, int]:
     """A store where ``a`` was claimed (its token returned) and its lease has expired: the next
     claim reclaims it (new generation, READY) and claims it again."""
-    s = DurableScheduler(url, 1, LEASE, clock=clock)
+    s = DurableScheduler(url, 1, LEASE, clock=clock, create=True)
     s.submit("a")
     s.submit("b", ["a"])
     s.start()

@@ -81,8 +81,9 @@ def test_the_lease_rules_hold_on_postgresql(pg_pool: StorePool) -> None:
 class UnfencedComplete(DurableScheduler):
     """The bug of most job queues: a completion is not checked against the current claim."""
 
-    def complete(self, task_id: Any, generation: int, token: int | None = None) -> Any:
-        return super().complete(task_id, generation)
+    def complete(self, task_id: Any, generation: int, token: int | None = None,
+                 **kw: Any) -> Any:
+        return super().complete(task_id, generation, **kw)
 
 
 class NoReclaim(DurableScheduler):
@@ -105,3 +106,27 @@ def test_the_lease_suite_finds_a_planted_lease_bug(planted: type[DurableSchedule
     with pytest.raises(AssertionError, match="lease model says"):
         run_lease_suite(lambda mc, lease, clock, attempts: planted(
             "sqlite://", mc, lease, clock=clock, max_attempts=attempts), seed=0, shrink=False)
+
+
+class RetryAtOnce(DurableScheduler):
+    """A retry without its backoff: the failed task is claimable again at once."""
+
+    def _retry(self, row: Any, error: Any) -> Any:
+        reply = super()._retry(row, error)
+        self.store.execute("UPDATE dtask SET not_before = NULL WHERE id = ?", (row.id,))
+        return reply
+
+
+class RetryForever(DurableScheduler):
+    """A retry that never runs out of attempts."""
+
+    def _retries(self, row: Any, g: int | None, tok: int | None) -> bool:
+        return super()._retries(row._replace(attempts=0), g, tok)
+
+
+@pytest.mark.parametrize("planted", [RetryAtOnce, RetryForever])
+def test_the_lease_suite_finds_a_planted_retry_bug(planted: type[DurableScheduler]) -> None:
+    with pytest.raises(AssertionError, match="lease model says"):
+        run_lease_suite(lambda mc, lease, clock, attempts: planted(
+            "sqlite://", mc, lease, clock=clock, max_attempts=attempts), seed=0, shrink=False,
+            examples=300, profile="ci")

@@ -1,13 +1,13 @@
 """The lease suite: a durable scheduler and the lease model (``schedcheck.model.leases``) in
-lockstep, with time passing (specs/durable.md L1..L7).
-
-``factory(max_concurrency, lease_seconds, clock, max_attempts)`` builds the target; ``clock``
-is a callable the machine moves forward (the target must read time only through it). Rules:
-a started graph over six ids, claims by three workers, time passing by steps around the lease
-length, renewals, reports with the claim's own token, with no token and with a forged one (the
-fencing rule), cancels (the requested cancel a reclaim confirms), resubmits, ``close()``.
-After every step: ``info()`` of every id (the four contract fields, ``error``, ``attempts``,
-``token``, ``expires``), then the model's and the target's ``check_invariants()`` (for the
+lockstep, with time passing (specs/durable.md L1..L8). ``factory(max_concurrency,
+lease_seconds, clock, max_attempts)`` builds the target; ``clock`` is a callable the machine
+moves forward (the target must read time only through it). Rules: a started graph over six ids,
+claims by three workers, time passing by steps around the lease length, renewals, reports with
+the claim's own token, with no token and with a forged one (the fencing rule), failures retried
+with a backoff and per-task ``max_attempts``, completions with a result (L8), cancels (the
+requested cancel a reclaim confirms), resubmits, ``close()``. After every step: ``info()`` of
+every id (the four contract fields, ``error``, ``attempts``, ``token``, ``expires``,
+``not_before``, ``result``), then the model's and the target's ``check_invariants()`` (for the
 durable scheduler, its SQL invariant queries). Every reply is compared; a difference is an
 ``AssertionError`` naming the call, both answers and the rule.
 """
@@ -104,14 +104,17 @@ class LeaseMachine(RuleBasedStateMachine):
                 lease=st.sampled_from((5.0, 10.0)), attempts=st.sampled_from((1, 2, 3)),
                 order=st.permutations(IDS),
                 picks=st.lists(st.lists(st.integers(0, 5), max_size=1), min_size=len(IDS),
-                               max_size=len(IDS)))
+                               max_size=len(IDS)),
+                most=st.lists(st.sampled_from((None, None, 1, 2, 4)), min_size=len(IDS),
+                              max_size=len(IDS)))
     def build(self, mc: int, lease: float, attempts: int, order: list[str],
-              picks: list[list[int]]) -> Any:
+              picks: list[list[int]], most: list[int | None]) -> Any:
         self.model = LeasedScheduler(mc, lease, max_attempts=attempts, now=self.clock.now)
         self.target = type(self).factory(mc, lease, self.clock, attempts)
         for i, tid in enumerate(order):
             deps = list(dict.fromkeys(order[j % i] for j in picks[i])) if i else []
-            self.same("graph", "submit", tid, deps)
+            own = {} if most[i] is None else {"max_attempts": most[i]}  # L8
+            self.same("graph", "submit", tid, deps, **own)
         self.same("graph", "start")
         return multiple()
 
@@ -141,7 +144,8 @@ class LeaseMachine(RuleBasedStateMachine):
 
     @rule(target=held, limit=st.sampled_from((1, 2, 3)),
           plan=st.lists(st.sampled_from(("complete", "complete", "forged", "no token",
-                                         "fail", "hold", "renew", "renew forged")),
+                                         "fail", "retry", "retry", "result", "hold", "renew",
+                                         "renew forged")),
                         min_size=3, max_size=3))
     def work(self, limit: int, plan: list[str]) -> Any:
         """A worker's round: claim, then act on each claim at once as ``plan`` says."""
@@ -151,7 +155,8 @@ class LeaseMachine(RuleBasedStateMachine):
                 self._renew(claim, forged=what.endswith("forged"))
             elif what != "hold":
                 token = {"forged": "forged", "no token": "none"}.get(what, "own")
-                self._report(claim, "fail" if what == "fail" else "complete", token)
+                op = what if what in ("fail", "retry", "result") else "complete"
+                self._report(claim, op, token)
         return got
 
     @rule(claim=held, forged=st.booleans())
@@ -163,18 +168,25 @@ class LeaseMachine(RuleBasedStateMachine):
         self.same("renew", "renew", claim.task_id, claim.generation,
                   claim.token + (1000 if forged else 0))
 
-    @rule(claim=held, op=st.sampled_from(("complete", "complete", "fail")),
+    @rule(claim=held, op=st.sampled_from(("complete", "complete", "fail", "retry", "result")),
           token=st.sampled_from(("own", "own", "none", "forged")))
     def report(self, claim: Held, op: str, token: str) -> None:
         self._report(claim, op, token)
 
     def _report(self, claim: Held, op: str, token: str) -> None:
         """A worker reports: with its token, with none (generation only), or with a token
-        that is not its claim's (L5: STALE, never APPLIED)."""
+        that is not its claim's (L5: STALE, never APPLIED). ``retry``: a failure the store
+        retries after a backoff while attempts are left (L8); ``result``: a completion that
+        reports a value."""
         kwargs: dict[str, Any] = {}
         if token != "none":
             kwargs["token"] = claim.token + (1000 if token == "forged" else 0)
-        self.same("report", op, claim.task_id, claim.generation, **kwargs)
+        args: tuple[Any, ...] = (claim.task_id, claim.generation)
+        if op == "retry":
+            op, args, kwargs["retry"] = "fail", (*args, f"boom {claim.token}"), True
+        elif op == "result":
+            op, kwargs["result"] = "complete", {"value": claim.token}
+        self.same("report", op, *args, **kwargs)
 
     @rule(tid=st.sampled_from(IDS), now=st.booleans())
     def cancel(self, tid: str, now: bool) -> None:
@@ -183,11 +195,12 @@ class LeaseMachine(RuleBasedStateMachine):
             self.same("cancel", "cancel", tid)
 
     @rule(tid=st.sampled_from(IDS), deps=st.lists(st.sampled_from(IDS), max_size=2),
-          now=st.sampled_from((False, False, True)))
-    def resubmit(self, tid: str, deps: list[str], now: bool) -> None:
+          now=st.sampled_from((False, False, True)), most=st.sampled_from((None, None, 2)))
+    def resubmit(self, tid: str, deps: list[str], now: bool, most: int | None) -> None:
         """A resubmit (one draw in three: it resets the attempt count)."""
         if now:
-            self.same("resubmit", "submit", tid, deps)
+            self.same("resubmit", "submit", tid, deps,
+                      **({} if most is None else {"max_attempts": most}))
 
     @rule(now=st.sampled_from((False, False, False, True)))
     def close(self, now: bool) -> None:
@@ -204,10 +217,12 @@ class LeaseMachine(RuleBasedStateMachine):
             if exp[0] == "ok":
                 m, t = self.model.info(tid), self.target.info(tid)
                 exp = ("ok", (adapt.norm_info(m), m.error, m.attempts,  # type: ignore[attr-defined]
-                              m.token, m.expires))  # type: ignore[attr-defined]
+                              m.token, m.expires, m.not_before,  # type: ignore[attr-defined]
+                              m.result))  # type: ignore[attr-defined]
                 act = ("ok", (adapt.norm_info(t), getattr(t, "error", None),
                               getattr(t, "attempts", None), getattr(t, "token", None),
-                              getattr(t, "expires", None))) if act[0] == "ok" else act
+                              getattr(t, "expires", None), getattr(t, "not_before", None),
+                              getattr(t, "result", None))) if act[0] == "ok" else act
             assert exp == act, (f"after {self.log[-6:]}: info({tid!r}) is {act!r}; the lease "
                                 f"model says {exp!r}")
         self.model.check_invariants()
