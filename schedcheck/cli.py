@@ -45,15 +45,18 @@ import json
 import os
 import random
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from schedcheck import systems
+from schedcheck.console import (
+    err_console,
+    heartbeat,
+    status_printer,
+)
 from schedcheck.contract import SchedcheckInternalError
 from schedcheck.harness.result import RunResult
 from schedcheck.harness.supervisor import DEFAULT_MEMORY_MIB
@@ -64,38 +67,11 @@ __all__ = ["main"]
 
 EXIT_OK, EXIT_FOUND, EXIT_UNUSABLE = 0, 1, 2
 
-ProgressFn = Callable[[int, int, int], None]
 
-
-def _err_console() -> Console:
-    return Console(stderr=True, highlight=False)
-
-
-@contextmanager
-def progress_display(label: str, total: int | None, enabled: bool) -> Iterator[ProgressFn | None]:
-    """A rich progress line ``examples n/N · steps s · failures f`` while the block runs, or
-    nothing (``None``) when ``enabled`` is false (not a terminal, or ``--json``)."""
-    if not enabled:
-        yield None
-        return
-    console = _err_console()
-    columns = (TextColumn("[bold]{task.description}"), BarColumn(),
-               TextColumn("examples {task.completed:.0f}/{task.total:.0f}"),
-               TextColumn("steps {task.fields[steps]}"),
-               TextColumn("failures [red]{task.fields[failures]}"), TimeElapsedColumn())
-    with Progress(*columns, console=console, transient=True) as bar:
-        task = bar.add_task(label, total=total or 100, steps=0, failures=0)
-
-        def update(examples: int, steps: int, failures: int) -> None:
-            if total is not None and examples > total:
-                bar.update(task, total=examples)
-            bar.update(task, completed=examples, steps=steps, failures=failures)
-
-        yield update
 
 
 def _unusable(message: str) -> int:
-    _err_console().print(f"[bold red]schedcheck:[/] {message}", markup=True, highlight=False,
+    err_console().print(f"[bold red]schedcheck:[/] {message}", markup=True, highlight=False,
                          soft_wrap=True)
     return EXIT_UNUSABLE
 
@@ -199,7 +175,7 @@ def _check_loaded(args: argparse.Namespace, system: systems.System, target: Any)
                     system, target.factory, operations=system.core_operations) is None else "")
         return _unusable(f"target {shown} is unusable: {why}{hint}")
     show_progress = not args.json and sys.stderr.isatty()
-    say = _status_printer(show_progress)
+    say = status_printer(show_progress)
     say(f"check {system.name} {shown}")
     # Always a seed, so that the report's "search again" command reproduces this very run.
     seed = args.seed if args.seed is not None else random.randrange(1 << 32)
@@ -208,7 +184,7 @@ def _check_loaded(args: argparse.Namespace, system: systems.System, target: Any)
     try:
         from schedcheck import supervised
 
-        with logs, _ticker(say, show_progress, budget=budget) as ticker:
+        with logs, heartbeat(say, show_progress, budget=budget) as ticker:
             result = supervised.check(
                 system, target.factory, target_name=shown, examples=args.examples,
                 seed=seed, profile=args.profile, shrink=not args.no_shrink,
@@ -293,7 +269,7 @@ def cmd_zoo(args: argparse.Namespace) -> int:
     terminal = not args.json and sys.stderr.isatty()
     logs = LogCapture()
     try:
-        with logs, _ticker(_status_printer(terminal), terminal) as ticker:
+        with logs, heartbeat(status_printer(terminal), terminal) as ticker:
             rows = run_zoo(only=args.only or None, system=args.system, examples=args.examples,
                            seed=args.seed, status=ticker.say, each=ticker.detail,
                            shrink=args.shrink, bar=ticker.bar)
@@ -330,48 +306,6 @@ def _temp_log(prefix: str) -> Path:
     return Path(name)
 
 
-def _status_printer(terminal: bool) -> Callable[[str], None]:
-    """One line on stderr as each phase starts: dim rich text on a terminal, a plain flushed
-    line otherwise (so that a log shows what is running instead of looking hung)."""
-    if not terminal:
-        def plain(line: str) -> None:
-            sys.stderr.write(f"schedcheck: {line}\n")
-            sys.stderr.flush()
-
-        return plain
-    console = _err_console()
-
-    def status(line: str) -> None:
-        console.print(f"[dim]{line}[/]", highlight=False, markup=True)
-
-    return status
-
-
-def _ticker(write: Callable[[str], None], terminal: bool,
-            budget: float | None = None) -> Any:
-    """The heartbeat (``schedcheck.progress.Ticker``) of a command: its status lines go to
-    ``write``; on a terminal each stage also gets a rich bar."""
-    from schedcheck.progress import Ticker
-
-    def bar(label: str, total: int | None) -> Any:
-        shown = f"{label} (budget {budget:g} s)" if budget is not None else label
-        return progress_display(shown, total, True)
-
-    return Ticker(write, inner=bar if terminal else None, budget=budget)
-
-
-def _detail_printer(terminal: bool) -> Callable[[str], None] | None:
-    """One line per item inside a phase (a mutant, a lemma): on a terminal only."""
-    if not terminal:
-        return None
-    console = _err_console()
-
-    def detail(line: str) -> None:
-        console.print(f"[dim]  {line}[/]", highlight=False, markup=True)
-
-    return detail
-
-
 def _log_note(logs: Any, where: Path, what: str) -> str:
     return (f"{logs.count} log records ({what}) are in {where}; the suites provoke executor "
             "rejections and raising callbacks on purpose")
@@ -379,14 +313,14 @@ def _log_note(logs: Any, where: Path, what: str) -> str:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     show_progress = not args.json and sys.stderr.isatty()
-    say = _status_printer(show_progress)
+    say = status_printer(show_progress)
     skipped = f" (skipping {', '.join(args.skip)})" if args.skip else ""
     say(f"verify: suites, concurrent rounds, z3 lemmas and zoo on the bundled "
         f"implementations{skipped}; report -> {args.out}/index.html")
     from schedcheck.verify import run_verify
 
     try:
-        with _ticker(say, show_progress) as ticker:
+        with heartbeat(say, show_progress) as ticker:
             report = run_verify(Path(args.out), examples=args.examples,
                                 zoo_examples=args.zoo_examples, seed=args.seed,
                                 status=ticker.say, detail=ticker.detail,
@@ -602,7 +536,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return run(args)
     except KeyboardInterrupt:
-        _err_console().print("interrupted")
+        err_console().print("interrupted")
         return 130
 
 

@@ -8,7 +8,7 @@ examples and steps so far and the stage's budget. A heartbeat thread prints one 
 120/500, steps 3,411, 34 s`` -- whenever nothing was printed for ``every`` seconds, so a long
 stage (a reduction, the z3 lemmas, writing the pictures) never looks hung.
 
-On a terminal a stage with a rich progress bar (``cli.progress_display``) shows its elapsed
+On a terminal a stage with a rich progress bar (``console.progress_display``) shows its elapsed
 time itself, so the heartbeat stays quiet while a bar is up; when stderr is not a terminal
 every line is plain text (``schedcheck: ...``), flushed, for logs and pipes.
 
