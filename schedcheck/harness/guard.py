@@ -33,11 +33,15 @@ import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["STEP_SECONDS", "StepTimeout", "call_limited", "guarded", "memory_ceiling",
-           "on_step_thread", "step_limit", "step_seconds", "timeouts"]
+__all__ = ["STEP_SECONDS", "TARGET_RECURSION_LIMIT", "StepTimeout", "call_limited", "guarded",
+           "memory_ceiling", "on_step_thread", "step_limit", "step_seconds", "timeouts"]
 
 #: The longest a single call of the target may take before it counts as a hang.
 STEP_SECONDS = 10.0
+#: The recursion limit a guarded call of the target runs under: Python's default, as outside
+#: the checker (Hypothesis raises the limit while its tests run, which would let a recursion a
+#: few thousand deep pass here and fail in production).
+TARGET_RECURSION_LIMIT = 1000
 #: How much the address space may grow during a guarded run (bytes).
 MEMORY_HEADROOM = 4 << 30
 
@@ -199,8 +203,14 @@ def call_limited(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
     if worker is None:
         worker = _worker["step"] = _StepThread()
     job = _Step(fn, args, kwargs)
+    raised = _target_recursion_limit()
     worker.jobs.put(job)
-    if not job.done.acquire(timeout=seconds):
+    try:
+        returned = job.done.acquire(timeout=seconds)
+    finally:
+        if raised is not None and sys.getrecursionlimit() == TARGET_RECURSION_LIMIT:
+            sys.setrecursionlimit(raised)
+    if not returned:
         _worker["step"] = None  # abandoned with the call that hung
         worker.stop()
         _abandoned.append(worker.thread)
@@ -211,6 +221,21 @@ def call_limited(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         error, job.error = job.error, None
         raise error
     return job.value
+
+
+def _target_recursion_limit() -> int | None:
+    """Lower the recursion limit to :data:`TARGET_RECURSION_LIMIT` for a call on the step
+    thread (the caller waits meanwhile); the limit it replaced, or None if unchanged."""
+    limit = sys.getrecursionlimit()
+    if limit <= TARGET_RECURSION_LIMIT:
+        return None
+    depth, frame = 0, sys._getframe()
+    while frame is not None and depth < TARGET_RECURSION_LIMIT:
+        depth, frame = depth + 1, frame.f_back  # type: ignore[assignment]
+    if depth + 100 >= TARGET_RECURSION_LIMIT:
+        return None  # the caller itself runs too deep to lower it
+    sys.setrecursionlimit(TARGET_RECURSION_LIMIT)
+    return limit
 
 
 def _vm_size() -> int | None:

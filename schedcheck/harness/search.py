@@ -3,7 +3,7 @@
 Instead of one Hypothesis run of a fixed number of examples, :func:`search` runs the suite's
 machine in short *chunks* (a few examples each, each with its own seed derived from the
 run's seed) until a time budget or an example budget is spent, or the first counterexample.
-The chunks cycle through three phases, one round after another:
+The chunks cycle through the phases, one round after another:
 
 * **directed** -- short programs (:data:`SHORT_STEPS` steps) from a prepared starting state:
   for the scheduler each classic adversarial scenario of ``scheduler.scenarios`` in turn (the
@@ -12,7 +12,11 @@ The chunks cycle through three phases, one round after another:
 * **swarm** -- each example enables a random subset of the rules (drawn at its start; every
   rule gets a precondition consulting it), so that rare interleavings of a few operations are
   not drowned by the common ones (Groce et al., "Swarm testing", ISSTA 2012);
-* **long** -- long random programs (:data:`LONG_STEPS` steps) with every rule.
+* **long** -- long random programs (:data:`LONG_STEPS` steps) with every rule;
+* **shapes** (the scheduler) -- the graphs real code meets (``scheduler.shapes``): shuffled
+  submission orders, cycles closed behind a dependent or after start, deep chains, wide
+  fan-in and fan-out, large random DAGs; each shape small first, then large (a chain of
+  2,000 tasks, 500 dependents, 300 tasks), followed by a few rule steps.
 
 The machines steer towards rare states with ``hypothesis.target`` (resubmits, late and
 duplicate callbacks, BLOCKED tasks; full wheels, long stalls, late cancels). Hypothesis does
@@ -50,6 +54,8 @@ MIN_BUDGET = 1.0
 SHORT_STEPS = 6
 SWARM_STEPS = 30
 LONG_STEPS = 100
+#: Rule steps after a large shape (each compares the states of hundreds of tasks).
+SHAPE_STEPS = 2
 _RULE_MARKER = "hypothesis_stateful_rule"
 
 
@@ -57,7 +63,7 @@ _RULE_MARKER = "hypothesis_stateful_rule"
 class Chunk:
     """One Hypothesis run of the search: ``examples`` programs of up to ``steps`` steps."""
 
-    phase: str  #: "directed", "swarm" or "long"
+    phase: str  #: "directed", "swarm", "long" or "shapes"
     examples: int
     steps: int
     start_state: str | None = None  #: a classic scenario every program starts from
@@ -78,6 +84,14 @@ def plan(system: str, *, scenarios: bool = True) -> list[Chunk]:
         chunks.append(Chunk("directed", 20, SHORT_STEPS))
     chunks.append(Chunk("swarm", 25, SWARM_STEPS))
     chunks.append(Chunk("long", 8, LONG_STEPS))
+    if system == "scheduler" and scenarios:
+        # last in the round, so that the chunks before them keep their seeds; small first
+        from schedcheck.harness.scheduler import shapes
+
+        chunks += [Chunk("shapes", 4, SHORT_STEPS, shapes.start_state(name, shape.small))
+                   for name, shape in shapes.SHAPES.items()]
+        chunks += [Chunk("shapes", 1, SHAPE_STEPS, shapes.start_state(name, shape.large))
+                   for name, shape in shapes.SHAPES.items()]
     return chunks
 
 
@@ -118,11 +132,12 @@ def swarm_machine(base: type[SuiteMachine]) -> type[SuiteMachine]:
 
 
 def _variant(base: type[SuiteMachine], chunk: Chunk,
-             swarm: type[SuiteMachine] | None) -> type[SuiteMachine]:
+             swarm: type[SuiteMachine] | None, salt: int = 0) -> type[SuiteMachine]:
     if chunk.phase == "swarm" and swarm is not None:
         return swarm
     if chunk.start_state is not None:
         return type(base.__name__, (base,), {"start_state": chunk.start_state,
+                                             "shape_salt": salt,
                                              "__module__": base.__module__,
                                              "__qualname__": base.__qualname__})
     return base
@@ -197,8 +212,8 @@ def _search(machine: type[SuiteMachine], result: RunResult, *, base: hypothesis.
 
         ctx = RunContext(result, chunk_progress, deadline)
         try:
-            common.run_suite(_variant(machine, chunk, swarm), result, settings,
-                             chunk_progress, seed=seed * 7919 + index, context=ctx)
+            common.run_suite(_variant(machine, chunk, swarm, seed * 7919 + index), result,
+                             settings, chunk_progress, seed=seed * 7919 + index, context=ctx)
         except OutOfBudget:  # the budget ran out inside the chunk
             if ctx.last is not None and result.counterexample is None:
                 result.counterexample = ctx.last
@@ -227,8 +242,12 @@ def _found(machine: type[SuiteMachine], result: RunResult, ctx: RunContext, chun
 
     cx = result.counterexample
     assert cx is not None
-    where = f"{chunk.phase} phase" + (f" from the scenario '{chunk.start_state}'"
-                                      if chunk.start_state else "")
+    shaped = _shape_of(chunk)
+    if shaped is not None:
+        where = f"shapes phase, the shape '{shaped[0]}' of {shaped[1]:,} tasks"
+    else:
+        where = f"{chunk.phase} phase" + (f" from the scenario '{chunk.start_state}'"
+                                          if chunk.start_state else "")
     result.notes.append(f"search: found in the {where}, example {done}, after {seconds:.1f} s")
     program = ctx.final_program or ctx.last_program
     if not minimize:
@@ -236,3 +255,11 @@ def _found(machine: type[SuiteMachine], result: RunResult, ctx: RunContext, chun
                             "not minimised")
         return
     reduce.reduce_found(machine, result, program)
+
+
+def _shape_of(chunk: Chunk) -> tuple[str, int] | None:
+    if chunk.phase != "shapes":
+        return None
+    from schedcheck.harness.scheduler import shapes
+
+    return shapes.parse(chunk.start_state)
