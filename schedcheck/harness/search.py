@@ -44,8 +44,8 @@ from schedcheck.harness import common
 from schedcheck.harness.common import OutOfBudget, Progress, RunContext, SuiteMachine
 from schedcheck.harness.result import RunResult
 
-__all__ = ["DEFAULT_BUDGET", "LONG_STEPS", "SHORT_STEPS", "Chunk", "explore", "plan", "search",
-           "swarm_machine"]
+__all__ = ["DEFAULT_BUDGET", "LONG_STEPS", "SHORT_STEPS", "Chunk", "explore", "plan", "run_phases",
+           "search", "swarm_machine"]
 
 #: Seconds one search spends by default (it stops earlier at a counterexample).
 DEFAULT_BUDGET = 25.0
@@ -174,13 +174,29 @@ def search(
 def explore(machine: type[SuiteMachine], result: RunResult, *, budget: float | None,
             examples: int | None, seed: int | None, profile: str | None,
             progress: Progress | None, shrink: bool) -> RunResult | None:
-    """The budgeted search of ``machine`` when a time ``budget`` is given (``shrink`` then
-    means: minimise the counterexample by delta debugging), else None: the caller runs its
-    fixed number of examples as one Hypothesis run."""
-    if budget is None:
+    """The search of ``machine`` (``shrink``: minimise the counterexample by delta debugging)
+    when a time ``budget`` or a number of ``examples`` is given -- the same phases either
+    way (:func:`run_phases`) -- else None: the caller runs the profile's number of examples
+    as one Hypothesis run."""
+    if budget is None and examples is None:
         return None
-    return search(machine, result, budget=max(budget, MIN_BUDGET), examples=examples,
-                  seed=seed, profile=profile, progress=progress, minimize=shrink)
+    return run_phases(machine, result, budget=budget, examples=examples, seed=seed,
+                      profile=profile, progress=progress, minimize=shrink)
+
+
+def run_phases(machine: type[SuiteMachine], result: RunResult, *,
+               examples: int | None = None, budget: float | None = None,
+               seed: int | None = None, profile: str | None = None,
+               progress: Progress | None = None, minimize: bool = True) -> RunResult:
+    """The one search every mode runs: the phases of :func:`plan` (directed scenarios, swarm,
+    long, shapes) on ``machine``, chunk after chunk, until ``examples`` examples (seed-only
+    mode: the verdict is fixed by ``seed``) or ``budget`` seconds are spent, or the first
+    counterexample, reduced unless ``minimize=False``. The same ``seed`` plays the same chunks
+    in the same order in both modes, so a counterexample found within N examples is found
+    again with ``examples=N``."""
+    return search(machine, result, budget=None if budget is None else max(budget, MIN_BUDGET),
+                  examples=examples, seed=seed, profile=profile, progress=progress,
+                  minimize=minimize)
 
 
 def _search(machine: type[SuiteMachine], result: RunResult, *, base: hypothesis.settings,
