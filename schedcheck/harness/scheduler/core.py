@@ -20,8 +20,9 @@ independent record of what the harness reported to it:
 
 What a target lacks (``SchedulerCapabilities``: declared by an adapter, else the contract's
 full set) is "not supported" for the clause that needs it. Every call goes through
-``observe`` (guarded: a hang is a verdict). Graphs are submitted before ``start()``; each id
-once (a resubmit needs generations, which is the contract level's business).
+``observe`` (guarded: a hang is a verdict). Graphs are submitted before ``start()``; a target
+with generations then meets resubmits, retries and stale reports of older runs
+(``scheduler.core_generations``).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from schedcheck.harness.common import (
 from schedcheck.harness.minimize import run_reduced
 from schedcheck.harness.program import GenerationOf, Op, atomic, generation_of
 from schedcheck.harness.result import CONTRACT_ONLY, RunResult, Step
+from schedcheck.harness.scheduler.core_generations import GenerationRules
 from schedcheck.harness.scheduler.fixtures import noop
 from schedcheck.harness.scheduler.oracles import cycle_problem
 from schedcheck.harness.search import explore
@@ -84,7 +86,7 @@ def graphs(draw: st.DrawFn) -> dict[str, tuple[str, ...]]:
     return graph
 
 
-class SchedulerCoreMachine(SuiteMachine):
+class SchedulerCoreMachine(GenerationRules, SuiteMachine):
     system: ClassVar[str] = "scheduler"
     factory: ClassVar[Callable[[int], Any]]
     caps: ClassVar[SchedulerCapabilities] = SchedulerCapabilities()
@@ -104,6 +106,10 @@ class SchedulerCoreMachine(SuiteMachine):
         self.late: set[Any] = set()  # tasks a complete() reached before any claim
         self.again: set[Any] = set()  # succeeded tasks a complete() reached again
         self.seen: set[tuple[Any, int]] = set()
+        #: task -> the generations it was claimed under before a resubmit (reports of those
+        #: are stale: they must change nothing)
+        self.old_generations: dict[Any, set[int]] = {}
+        self.stale_sent: set[Any] = set()  # tasks a stale complete() was sent for
 
     # ------------------------------------------------------------------ helpers
 
@@ -302,11 +308,14 @@ class SchedulerCoreMachine(SuiteMachine):
         deps = self.deps.get(tid, ()) if tid in self.state else ()
         late = [d for d in deps if d in self.late and self.state.get(d) != "succeeded"]
         again = [d for d in deps if d in self.again]
-        if clause is None and (late or again):
+        stale = [d for d in deps if d in self.stale_sent and self.state.get(d) != "succeeded"]
+        if clause is None and (late or again or stale):
             clause = "S4"  # a callback that must change nothing released a dependent
             why += " after " + " and ".join(
                 ([f"a duplicate complete() of {again}"] if again else [])
-                + ([f"a complete() of {late} before it was claimed"] if late else []))
+                + ([f"a complete() of {late} before it was claimed"] if late else [])
+                + ([f"a stale complete() of an older generation of {stale}"] if stale
+                   else []))
         self.diverge(clause or "S-CLAIM-DEPS", f"ready() claimed {tid!r}, which {why}",
                      step=step)
 
@@ -317,6 +326,9 @@ class SchedulerCoreMachine(SuiteMachine):
         callback: it must change nothing)."""
         state = self.state.get(tid)
         if state is None:
+            return
+        if gen in self.old_generations.get(tid, ()):
+            self._stale(op, tid, gen)  # a run before a resubmit: it must change nothing
             return
         if state == "waiting":
             # claims_only: its own driver never reports a task it did not hand out
