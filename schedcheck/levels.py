@@ -29,8 +29,8 @@ from schedcheck.harness.result import CONTRACT_ONLY, NOT_REACHED, RunResult
 from schedcheck.keep_going import keep_going
 from schedcheck.systems import System
 
-__all__ = ["CONTRACT", "CORE", "DEFAULT_BUDGET", "LEVELS", "contract_graded", "explain_stages",
-           "grade", "missing_operations"]
+__all__ = ["CONTRACT", "CORE", "DEFAULT_BUDGET", "LEVELS", "contract_graded", "cost_not_claimed",
+           "explain_stages", "grade", "missing_operations"]
 
 CORE, CONTRACT = "core", "contract"
 LEVELS = (CORE, CONTRACT)
@@ -231,6 +231,22 @@ def merge_levels(entry: System, name: str, parts: list[RunResult]) -> RunResult:
         merged.stats[cx.clause].why = f"counterexample {number} of {len(unique)} " \
                                       f"(folder {cx.clause}/)"
     return merged
+
+
+def cost_not_claimed(entry: System, factory: Callable[..., Any], result: RunResult) -> bool:
+    """Whether ``factory`` declares ``cost="linear"`` (a design that promises no O(1)); its
+    cost clause is then "not claimed" on ``result``, with that reason, and not measured."""
+    from schedcheck.targets.adapters import LINEAR_COST, capabilities_of
+
+    caps = capabilities_of(factory)
+    if caps is None or getattr(caps, "cost", "constant") == "constant":
+        return False
+    stat = result.stats[entry.cost_clause]
+    if not stat.broken:
+        result.unsupported_clause(entry.cost_clause, LINEAR_COST)
+        stat.why = ("not claimed: the target declares cost='linear', a design that promises "
+                    "no O(1) per operation, so its costs are not measured")
+    return True
 
 
 def contract_graded(result: RunResult) -> bool:

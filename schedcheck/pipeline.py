@@ -153,7 +153,9 @@ def check(
     # graded levels keep going: the scaling clause runs whenever the contract level ran
     graded = not (suite and levels) or _contract_graded(result)
     keep = suite and levels and not first  # the stages after a counterexample run too
-    if cost and graded and (not found() or keep):
+    if cost and result is not None and _linear_by_design(entry, factory, result):
+        say(f"scaling clause {entry.cost_clause}: not claimed (declared cost='linear')")
+    elif cost and graded and (not found() or keep):
         say(f"scaling clause {entry.cost_clause}: {label}, a timed run at n and 8n")
         if result is None:
             result = RunResult.fresh(entry.name, target_name or _name(factory))
@@ -196,6 +198,12 @@ def check(
         if spent:
             result.notes.append(time_note(spent, budget, label))
     return result
+
+
+def _linear_by_design(entry: System, factory: Callable[..., Any], result: RunResult) -> bool:
+    from schedcheck.levels import cost_not_claimed
+
+    return cost_not_claimed(entry, factory, result)
 
 
 def _declares_inexact(entry: System, factory: Callable[..., Any]) -> bool:

@@ -110,6 +110,7 @@ class SchedulerCoreMachine(GenerationRules, SuiteMachine):
         #: are stale: they must change nothing)
         self.old_generations: dict[Any, set[int]] = {}
         self.stale_sent: set[Any] = set()  # tasks a stale complete() was sent for
+        self.reported: set[tuple[Any, int]] = set()  # runs a complete()/fail() was sent for
 
     # ------------------------------------------------------------------ helpers
 
@@ -327,9 +328,13 @@ class SchedulerCoreMachine(GenerationRules, SuiteMachine):
         state = self.state.get(tid)
         if state is None:
             return
+        if self.caps.reports_once and (tid, gen) in self.reported:
+            return  # its driver reports each run once: no duplicate, no late report of it
         if gen in self.old_generations.get(tid, ()):
             self._stale(op, tid, gen)  # a run before a resubmit: it must change nothing
             return
+        if state != "waiting":
+            self.reported.add((tid, gen))
         if state == "waiting":
             # claims_only: its own driver never reports a task it did not hand out
             if op != "complete" or not self._live() or self.caps.claims_only:
@@ -504,6 +509,9 @@ def grade_core(result: RunResult, caps: SchedulerCapabilities) -> None:
     if caps.claims_only:
         result.unsupported_clause("S4", "reports for tasks it never handed out (declared: "
                                         "its own driver never sends them)")
+    if caps.reports_once:
+        result.unsupported_clause("S4", "duplicate reports (declared: its driver reports "
+                                        "each task once, so none is sent)")
     if caps.accepts_unclaimed_done:
         result.unsupported_clause("S4", "refusing a success for a task nobody ran (declared: "
                                         "it counts as done)")
