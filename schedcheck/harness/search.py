@@ -45,7 +45,7 @@ from schedcheck.harness.common import OutOfBudget, Progress, RunContext, SuiteMa
 from schedcheck.harness.result import RunResult
 
 __all__ = ["DEFAULT_BUDGET", "LONG_STEPS", "SHORT_STEPS", "Chunk", "explore", "plan", "run_phases",
-           "search", "swarm_machine"]
+           "scaled", "search", "swarm_machine"]
 
 #: Seconds one search spends by default (it stops earlier at a counterexample).
 DEFAULT_BUDGET = 25.0
@@ -67,6 +67,7 @@ class Chunk:
     examples: int
     steps: int
     start_state: str | None = None  #: a classic scenario every program starts from
+    large: bool = False  #: a large graph shape (seconds an example)
 
 
 def plan(system: str, *, scenarios: bool = True) -> list[Chunk]:
@@ -90,9 +91,21 @@ def plan(system: str, *, scenarios: bool = True) -> list[Chunk]:
 
         chunks += [Chunk("shapes", 4, SHORT_STEPS, shapes.start_state(name, shape.small))
                    for name, shape in shapes.SHAPES.items()]
-        chunks += [Chunk("shapes", 1, SHAPE_STEPS, shapes.start_state(name, shape.large))
-                   for name, shape in shapes.SHAPES.items()]
+        chunks += [Chunk("shapes", 1, SHAPE_STEPS, shapes.start_state(name, shape.large),
+                         large=True) for name, shape in shapes.SHAPES.items()]
     return chunks
+
+
+def scaled(chunks: list[Chunk], examples: int) -> list[Chunk]:
+    """The round of a search counted in ``examples`` (seed-only mode): as it is when the
+    examples cover a whole round, else every chunk shrunk in proportion (at least one
+    example each), so that a few examples still visit every phase -- without the large
+    shapes, which cost seconds each and come only with a whole round."""
+    total = sum(c.examples for c in chunks)
+    if examples >= total:
+        return chunks
+    return [dataclasses.replace(c, examples=max(1, round(c.examples * examples / total)))
+            for c in chunks if not c.large]
 
 
 def swarm_machine(base: type[SuiteMachine]) -> type[SuiteMachine]:
@@ -204,6 +217,8 @@ def _search(machine: type[SuiteMachine], result: RunResult, *, base: hypothesis.
             progress: Progress | None, minimize: bool) -> RunResult:
     clock = time.monotonic
     rounds = plan(machine.system, scenarios=hasattr(machine, "start_state"))
+    if budget is None and examples is not None:
+        rounds = scaled(rounds, examples)
     swarm = swarm_machine(machine)
     started = clock()
     deadline = None if budget is None else started + budget
