@@ -26,7 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from schedcheck.harness.result import CONTRACT_ONLY, NOT_REACHED, RunResult
-from schedcheck.keep_going import keep_going
+from schedcheck.keep_going import keep_going, name_folders
 from schedcheck.systems import System
 
 __all__ = ["CONTRACT", "CORE", "DEFAULT_BUDGET", "LEVELS", "contract_graded", "cost_not_claimed",
@@ -219,17 +219,15 @@ def merge_levels(entry: System, name: str, parts: list[RunResult]) -> RunResult:
             stat.why = f"{CONTRACT_ONLY} (not run: --level core)"
         elif contract is None and cid not in entry.core_clauses:
             stat.why = stat.why or f"{CONTRACT_ONLY} (not run: --level core)"
-    seen: set[str] = set()
+    owner: dict[str, str] = {}
     unique = []
     for cx in merged.counterexamples:  # a clause broken at both levels: the core's, once
-        if cx.clause not in seen:
-            seen.add(cx.clause)
+        level = next((p.level for p in parts if any(cx is c for c in p.counterexamples)), "")
+        if owner.setdefault(cx.clause, level) == level:  # every kind the first level found
             unique.append(cx)
     merged.counterexamples = unique
     merged.counterexample = unique[0] if unique else None
-    for number, cx in enumerate(unique, 1):
-        merged.stats[cx.clause].why = f"counterexample {number} of {len(unique)} " \
-                                      f"(folder {cx.clause}/)"
+    name_folders(merged)
     return merged
 
 
