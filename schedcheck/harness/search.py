@@ -45,7 +45,7 @@ from schedcheck.harness.common import OutOfBudget, Progress, RunContext, SuiteMa
 from schedcheck.harness.result import RunResult
 
 __all__ = ["DEFAULT_BUDGET", "LONG_STEPS", "SHORT_STEPS", "Chunk", "explore", "plan", "run_phases",
-           "scaled", "search", "swarm_machine"]
+           "scaled", "search", "swarm_machine", "weight"]
 
 #: Seconds one search spends by default (it stops earlier at a counterexample).
 DEFAULT_BUDGET = 25.0
@@ -96,16 +96,28 @@ def plan(system: str, *, scenarios: bool = True) -> list[Chunk]:
     return chunks
 
 
-def scaled(chunks: list[Chunk], examples: int) -> list[Chunk]:
-    """The round of a search counted in ``examples`` (seed-only mode): as it is when the
-    examples cover a whole round, else every chunk shrunk in proportion (at least one
-    example each), so that a few examples still visit every phase -- without the large
-    shapes, which cost seconds each and come only with a whole round."""
-    total = sum(c.examples for c in chunks)
-    if examples >= total:
+def weight(chunk: Chunk) -> int:
+    """What a chunk costs in seed-only mode, in rule steps: its examples times its steps, and
+    for a graph shape the calls it makes (about one per task) on top."""
+    extra = 0
+    if chunk.phase == "shapes" and chunk.start_state is not None:
+        extra = int(chunk.start_state.rsplit(":", 1)[-1])
+    return chunk.examples * (chunk.steps + extra)
+
+
+def scaled(chunks: list[Chunk], steps: int) -> list[Chunk]:
+    """The round of a search counted in examples (seed-only mode), given ``steps`` (the
+    examples times the profile's steps per example): as it is when they cover a whole
+    round, else every chunk shrunk in proportion (at least one example each) -- without the
+    large shapes, which come only with a whole round -- so a small budget still visits every
+    phase."""
+    total = sum(weight(c) for c in chunks)
+    if steps >= total:
         return chunks
-    return [dataclasses.replace(c, examples=max(1, round(c.examples * examples / total)))
-            for c in chunks if not c.large]
+    small = [c for c in chunks if not c.large]
+    share = steps / sum(weight(c) for c in small)
+    return [dataclasses.replace(c, examples=max(1, round(c.examples * share)))
+            if share < 1 else c for c in small]
 
 
 def swarm_machine(base: type[SuiteMachine]) -> type[SuiteMachine]:
@@ -187,11 +199,13 @@ def search(
 def explore(machine: type[SuiteMachine], result: RunResult, *, budget: float | None,
             examples: int | None, seed: int | None, profile: str | None,
             progress: Progress | None, shrink: bool) -> RunResult | None:
-    """The search of ``machine`` (``shrink``: minimise the counterexample by delta debugging)
-    when a time ``budget`` or a number of ``examples`` is given -- the same phases either
-    way (:func:`run_phases`) -- else None: the caller runs the profile's number of examples
-    as one Hypothesis run."""
-    if budget is None and examples is None:
+    """The budgeted search of ``machine`` (``shrink``: minimise the counterexample by delta
+    debugging) when a time ``budget`` is given, else None: the caller runs its fixed number
+    of examples as one Hypothesis run. (Seed-only mode with the phases is
+    :func:`run_phases` with ``examples=``; the suites' ``examples`` without a budget keep
+    the plain run for now: with keep-going rounds, phased rounds whose examples mostly end
+    at a clause already set aside found fewer of the answers' documented mistakes.)"""
+    if budget is None:
         return None
     return run_phases(machine, result, budget=budget, examples=examples, seed=seed,
                       profile=profile, progress=progress, minimize=shrink)
@@ -217,8 +231,13 @@ def _search(machine: type[SuiteMachine], result: RunResult, *, base: hypothesis.
             progress: Progress | None, minimize: bool) -> RunResult:
     clock = time.monotonic
     rounds = plan(machine.system, scenarios=hasattr(machine, "start_state"))
+    # seed-only mode: N examples buy N times the profile's steps per example, spent on the
+    # phases' chunks (short programs cost few steps, a large shape one step per task)
+    step_budget = None
     if budget is None and examples is not None:
-        rounds = scaled(rounds, examples)
+        step_budget = examples * max(int(base.stateful_step_count), 1)
+        rounds = scaled(rounds, step_budget)
+    charged = 0
     swarm = swarm_machine(machine)
     started = clock()
     deadline = None if budget is None else started + budget
@@ -228,10 +247,14 @@ def _search(machine: type[SuiteMachine], result: RunResult, *, base: hypothesis.
     while True:
         if budget is not None and clock() - started >= budget:
             break
-        if examples is not None and done >= examples:
+        if step_budget is not None:
+            if charged >= step_budget:
+                break
+        elif examples is not None and done >= examples:
             break
         chunk = rounds[index % len(rounds)]
-        count = chunk.examples if examples is None else min(chunk.examples, examples - done)
+        count = (chunk.examples if examples is None or step_budget is not None
+                 else min(chunk.examples, examples - done))
         settings = hypothesis.settings(
             base, max_examples=count, stateful_step_count=chunk.steps,
             phases=[hypothesis.Phase.generate, hypothesis.Phase.target])
@@ -252,6 +275,8 @@ def _search(machine: type[SuiteMachine], result: RunResult, *, base: hypothesis.
             # the loop ends: the budget is spent
         done += ctx.examples
         steps += ctx.steps
+        charged += ctx.steps + (weight(chunk) - chunk.examples * chunk.steps) * ctx.examples \
+            // max(chunk.examples, 1)
         by_phase[chunk.phase] = by_phase.get(chunk.phase, 0) + ctx.examples
         result.examples, result.steps = done, steps
         index += 1

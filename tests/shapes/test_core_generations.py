@@ -29,11 +29,12 @@ def test_a_resubmitted_task_handed_out_as_the_same_generation_fails_the_core_lev
 def test_a_stale_report_applied_to_the_current_run_fails_the_core_level() -> None:
     result = _core(generations.ApplyStaleReports, 300)
     cx = result.counterexample
-    assert cx is not None and cx.clause == "S4", result.notes
+    # S4 (a stale completion released a dependent) or S5 (a stale failure ended the new run)
+    assert cx is not None and cx.clause in ("S4", "S5"), result.notes
     codes = [step.code for step in cx.steps]
-    # a report quoting generation 1 after the task moved on to generation 2 or later
-    assert any(".complete(" in c or ".fail(" in c for c in codes), codes
-    assert any(".retry(" in c or c.count(".submit(") for c in codes), codes
+    # a report quoting an older generation after the task moved on to a new run
+    assert any("before its resubmit" in step.words for step in cx.steps), codes
+    assert any(".retry(" in c or ".submit(" in c for c in codes), codes
 
 
 def test_the_bundled_scheduler_holds_the_core_with_generations() -> None:

@@ -1,5 +1,6 @@
-"""One search in every mode: ``examples=N`` (seed-only mode) plays the same phases as a time
-budget, so the same seed finds the same counterexample either way."""
+"""One search in every mode: ``search.run_phases(..., examples=N)`` (seed-only mode) plays
+the same phases as a time budget, so the same seed finds the same counterexample either
+way."""
 
 from __future__ import annotations
 
@@ -23,8 +24,9 @@ def test_the_same_seed_finds_the_same_counterexample_by_budget_and_by_examples()
         # a budget far beyond what the search needs: it stops at the counterexample
         timed = run_scheduler_suite(hidden.MissesCycleBehindDependent, seed=0, budget=600.0,
                                     profile="ci")
-        counted = run_scheduler_suite(hidden.MissesCycleBehindDependent, seed=0,
-                                      examples=2 * ROUND, profile="ci")
+        counted = RunResult.fresh("scheduler", "MissesCycleBehindDependent")
+        machine = make_scheduler_machine(hidden.MissesCycleBehindDependent, result=counted)
+        search.run_phases(machine, counted, examples=2 * ROUND, seed=0, profile="ci")
     assert timed.counterexample is not None and counted.counterexample is not None
     # found by the shapes phase: only the phased search reaches it in either mode
     assert "shapes phase" in _found(counted), counted.notes

@@ -4,9 +4,10 @@ A mixin of ``scheduler.core.SchedulerCoreMachine`` (its rules join the machine's
 for a target with generations (``SchedulerCapabilities.generations``). What any correct
 design with generations holds, checked on the target's own answers:
 
-* a resubmit of a task that succeeded starts a new run: its dependents still waiting wait
-  for it again, and the new run is claimed under a generation never handed out before
-  (``('a', 1)`` handed out twice is S-CLAIM-ONCE, as any second claim of one run);
+* a resubmit of a task that succeeded (and that no waiting task depends on: whether waiting
+  dependents wait for the new run is the contract's rule 7) starts a new run, claimed under a
+  generation never handed out before (``('a', 1)`` handed out twice is S-CLAIM-ONCE, as any
+  second claim of one run);
 * a report quoting an older generation -- a worker of the run before the resubmit, late --
   changes nothing: the new run is neither ended nor its dependents released (a dependent
   claimed after a stale completion is S4's breach, "a callback that must change nothing");
@@ -36,16 +37,23 @@ class GenerationRules:
                     and self.target is not None)
 
     def _ended(self: Any, states: tuple[str, ...]) -> list[Any]:
-        return sorted(t for t, s in self.state.items() if s in states)
+        """The tasks in ``states`` that no waiting task depends on: whether a new run of a
+        dependency sends its waiting dependents back to wait is the contract's rule 7, a
+        design choice this level does not hold a design to."""
+        waiting = {d for t, ds in self.deps.items() if self.state.get(t) == "waiting"
+                   for d in ds}
+        return sorted(t for t, s in self.state.items() if s in states and t not in waiting)
 
     @atomic
     def _resubmit(self: Any, tid: Any, how: str = "submit") -> None:
         """A new run of ``tid`` (it succeeded, or failed for ``retry``)."""
         if not self._can_resubmit() or self.state.get(tid) not in ("succeeded", "dead"):
             return
-        if how == "retry" and (self.killed.get(tid) != "S5" or not callable(
+        if how == "retry" and (tid not in self._retryable() or not callable(
                 getattr(self.target, "retry", None))):
             return
+        if how == "submit" and tid not in self._ended(("succeeded",)):
+            return  # (a replay with steps removed: the rule's precondition may not hold)
         old = self._claimed_generation(tid)
         if how == "retry":
             _, got = self._call(f"retry the failed {tid!r}", "retry", tid)
