@@ -44,13 +44,15 @@ Round = Callable[[frozenset[str]], RunResult]
 
 def keep_going(run: Round, *, set_aside: frozenset[str] = frozenset(),
                max_rounds: int | None = None,
-               spent: Callable[[], bool] = lambda: False, first: bool = False) -> RunResult:
+               spent: Callable[[], bool] = lambda: False, first: bool = False,
+               kinds: int = KINDS_PER_CLAUSE) -> RunResult:
     """``run(set_aside)`` -> one round's RunResult, until a round finds no counterexample
     (or ``max_rounds`` when given, or ``spent()``: the time budget is used up; ``first``:
-    after the first counterexample); the rounds merged by :func:`merge_rounds`."""
+    after the first counterexample); the rounds merged by :func:`merge_rounds`. ``kinds``:
+    how many kinds of mistake to look for in one clause (1: its first counterexample only)."""
     aside = set(set_aside)
     rounds: list[RunResult] = []
-    kinds: dict[str, int] = {}
+    found: dict[str, int] = {}
     while True:
         result = run(frozenset(aside))
         rounds.append(result)
@@ -60,8 +62,8 @@ def keep_going(run: Round, *, set_aside: frozenset[str] = frozenset(),
         # only the clause shrunk this round is set aside: any other seen broken on the way
         # is searched (and shrunk) by a later round; of that clause only this kind of
         # mistake, while fewer than KINDS_PER_CLAUSE kinds of it were found
-        kinds[cx.clause] = kinds.get(cx.clause, 0) + 1
-        if cx.kind and kinds[cx.clause] < KINDS_PER_CLAUSE and not first:
+        found[cx.clause] = found.get(cx.clause, 0) + 1
+        if cx.kind and found[cx.clause] < kinds and not first:
             aside.add(f"{cx.clause}|{cx.kind}")
         else:
             aside.add(cx.clause)

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from schedcheck.harness.result import CONTRACT_ONLY, NOT_REACHED, RunResult
-from schedcheck.keep_going import keep_going, name_folders
+from schedcheck.keep_going import KINDS_PER_CLAUSE, keep_going, name_folders
 from schedcheck.systems import System
 
 __all__ = ["CONTRACT", "CORE", "DEFAULT_BUDGET", "LEVELS", "contract_graded", "cost_not_claimed",
@@ -69,6 +69,7 @@ def grade(
     status: Callable[[str], None] | None = None,
     budget: float | None = None,
     first: bool = False,
+    every_kind: bool | None = None,
 ) -> RunResult:
     """The chosen level (``"core"``, ``"contract"``, or both when None), keep-going graded,
     merged into one RunResult (see the module docstring).
@@ -80,10 +81,15 @@ def grade(
     at its first divergent reply and it checks every core clause too, so a mistake is found
     soonest; the core level then grades, with the rest of the budget, what any correct design
     holds. The card lists the core level first either way. ``first=True`` stops at the first
-    counterexample (no keep-going rounds, no second level after one)."""
+    counterexample (no keep-going rounds, no second level after one). ``every_kind``: past
+    a clause's first counterexample, look for other kinds of mistake in it (up to
+    ``keep_going.KINDS_PER_CLAUSE``); by default with a time budget only, whose rounds share
+    the budget (a seed-only round costs its N examples each time)."""
     if level is not None and level not in LEVELS:
         raise ValueError(f"unknown level {level!r}; expected one of {', '.join(LEVELS)}")
     say = status or (lambda line: None)
+    kinds = KINDS_PER_CLAUSE if (budget is not None if every_kind is None else every_kind) \
+        else 1
     name = target_name or str(getattr(factory, "__qualname__", ""))
     common: dict[str, Any] = {"target_name": name, "examples": examples, "seed": seed,
                               "profile": profile, "progress": progress, "shrink": shrink}
@@ -113,7 +119,7 @@ def grade(
             return run_core(factory, set_aside=more, budget=left(), **common)
 
         parts.insert(0, _labelled(keep_going(core_round, set_aside=aside, spent=_spent(left),
-                                             first=first), CORE, shrink))
+                                             first=first, kinds=kinds), CORE, shrink))
 
     def run_contract_level(aside: frozenset[str], part: float) -> None:
         say(f"contract level: {entry.name} {name}")
@@ -127,7 +133,7 @@ def grade(
             return entry.run_suite(factory, set_aside=more, budget=left(), **options, **common)
 
         parts.append(_labelled(keep_going(contract_round, set_aside=aside, spent=_spent(left),
-                                          first=first), CONTRACT, shrink))
+                                          first=first, kinds=kinds), CONTRACT, shrink))
 
     def broken() -> frozenset[str]:
         # what one level broke (and shrank) is not searched again at the other

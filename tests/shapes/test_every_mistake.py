@@ -5,14 +5,13 @@ for another kind of mistake in it (another operation or outcome), up to
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 from schedcheck import profiles, systems
 from schedcheck.harness.result import Step, kind_of
 from schedcheck.keep_going import KINDS_PER_CLAUSE
 from schedcheck.levels import grade
+from schedcheck.report.writer import write_run
 from tests.shapes.two_in_one import TwoFailMistakes
 
 HERE = Path(__file__).resolve().parent
@@ -32,7 +31,7 @@ def test_a_kind_names_the_operation_and_both_outcomes_without_ids() -> None:
 def test_both_mistakes_of_one_clause_are_found_each_reduced() -> None:
     with profiles.seed_only_draws():
         result = grade(systems.get("scheduler"), TwoFailMistakes, level="contract",
-                       examples=200, seed=0, profile="ci")
+                       examples=200, seed=0, profile="ci", every_kind=True)
     found = [cx for cx in result.counterexamples if cx.clause == "S5"]
     assert {cx.kind for cx in found} == KINDS, [cx.kind for cx in found]
     assert [cx.folder for cx in found] == ["S5", "S5-2"]
@@ -41,14 +40,20 @@ def test_both_mistakes_of_one_clause_are_found_each_reduced() -> None:
     assert any(f"up to {KINDS_PER_CLAUSE} a clause" in n for n in result.notes), result.notes
 
 
+def test_seed_only_grading_looks_for_one_kind_a_clause_unless_asked() -> None:
+    with profiles.seed_only_draws():
+        result = grade(systems.get("scheduler"), TwoFailMistakes, level="contract",
+                       examples=200, seed=0, profile="ci")
+    assert [cx.clause for cx in result.counterexamples].count("S5") == 1
+
+
 def test_the_out_folder_holds_each_kind_verified(tmp_path: Path) -> None:
+    with profiles.seed_only_draws():
+        result = grade(systems.get("scheduler"), TwoFailMistakes, level="contract",
+                       examples=200, seed=0, profile="ci", every_kind=True)
     out = tmp_path / "out"
-    run = subprocess.run(
-        [sys.executable, "-m", "schedcheck.cli", "check", "scheduler",
-         f"{HERE / 'two_in_one.py'}:TwoFailMistakes", "--level", "contract",
-         "--examples", "200", "--seed", "0", "--profile", "ci", "--no-cost", "--out", str(out)],
-        capture_output=True, text=True, timeout=240, check=False)
-    assert run.returncode != 0, run.stdout[-2000:]
+    write_run(result, out, target_spec=f"{HERE / 'two_in_one.py'}:TwoFailMistakes",
+              cwd=str(tmp_path), with_pictures=False)
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     every = [report["counterexample"], *report["other_counterexamples"]]
     s5 = [cx for cx in every if cx["clause"] == "S5"]
