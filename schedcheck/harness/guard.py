@@ -229,12 +229,10 @@ def _target_recursion_limit() -> int | None:
     limit = sys.getrecursionlimit()
     if limit <= TARGET_RECURSION_LIMIT:
         return None
-    depth, frame = 0, sys._getframe()
-    while frame is not None and depth < TARGET_RECURSION_LIMIT:
-        depth, frame = depth + 1, frame.f_back  # type: ignore[assignment]
-    if depth + 100 >= TARGET_RECURSION_LIMIT:
-        return None  # the caller itself runs too deep to lower it
-    sys.setrecursionlimit(TARGET_RECURSION_LIMIT)
+    try:
+        sys.setrecursionlimit(TARGET_RECURSION_LIMIT)
+    except RecursionError:
+        return None  # the caller itself runs deeper than that: leave the limit alone
     return limit
 
 
