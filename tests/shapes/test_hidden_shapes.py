@@ -83,5 +83,6 @@ def test_an_edge_check_that_walks_every_path_hangs_on_a_large_random_dag() -> No
 def test_the_bundled_scheduler_passes_a_whole_round_shapes_included() -> None:
     result = _search(Scheduler, seed=0)
     assert result.counterexample is None, result.notes
-    assert result.examples == 2 * ROUND
+    # seed-only mode charges steps (a large shape its calls): at least one whole round ran
+    assert result.examples >= ROUND, result.notes
     assert re.search(r"shapes \d+", result.notes[-1]), result.notes
