@@ -28,11 +28,11 @@ from typing import Any
 
 from schedcheck.harness import guard
 from schedcheck.harness.result import CONTRACT_ONLY, NOT_REACHED, RunResult
-from schedcheck.keep_going import keep_going
+from schedcheck.keep_going import KINDS_PER_CLAUSE, keep_going, name_folders
 from schedcheck.systems import System
 
-__all__ = ["CONTRACT", "CORE", "DEFAULT_BUDGET", "LEVELS", "contract_graded", "explain_stages",
-           "grade", "missing_operations", "refused_operations"]
+__all__ = ["CONTRACT", "CORE", "DEFAULT_BUDGET", "LEVELS", "contract_graded", "cost_not_claimed",
+           "explain_stages", "grade", "missing_operations", "refused_operations"]
 
 CORE, CONTRACT = "core", "contract"
 LEVELS = (CORE, CONTRACT)
@@ -131,6 +131,7 @@ def grade(
     status: Callable[[str], None] | None = None,
     budget: float | None = None,
     first: bool = False,
+    every_kind: bool | None = None,
 ) -> RunResult:
     """The chosen level (``"core"``, ``"contract"``, or both when None), keep-going graded,
     merged into one RunResult (see the module docstring).
@@ -142,10 +143,15 @@ def grade(
     at its first divergent reply and it checks every core clause too, so a mistake is found
     soonest; the core level then grades, with the rest of the budget, what any correct design
     holds. The card lists the core level first either way. ``first=True`` stops at the first
-    counterexample (no keep-going rounds, no second level after one)."""
+    counterexample (no keep-going rounds, no second level after one). ``every_kind``: past
+    a clause's first counterexample, look for other kinds of mistake in it (up to
+    ``keep_going.KINDS_PER_CLAUSE``); by default with a time budget only, whose rounds share
+    the budget (a seed-only round costs its N examples each time)."""
     if level is not None and level not in LEVELS:
         raise ValueError(f"unknown level {level!r}; expected one of {', '.join(LEVELS)}")
     say = status or (lambda line: None)
+    kinds = KINDS_PER_CLAUSE if (budget is not None if every_kind is None else every_kind) \
+        else 1
     name = target_name or str(getattr(factory, "__qualname__", ""))
     common: dict[str, Any] = {"target_name": name, "examples": examples, "seed": seed,
                               "profile": profile, "progress": progress, "shrink": shrink}
@@ -175,7 +181,7 @@ def grade(
             return run_core(factory, set_aside=more, budget=left(), **common)
 
         parts.insert(0, _labelled(keep_going(core_round, set_aside=aside, spent=_spent(left),
-                                             first=first), CORE, shrink))
+                                             first=first, kinds=kinds), CORE, shrink))
 
     def run_contract_level(aside: frozenset[str], part: float) -> None:
         say(f"contract level: {entry.name} {name}")
@@ -189,7 +195,7 @@ def grade(
             return entry.run_suite(factory, set_aside=more, budget=left(), **options, **common)
 
         parts.append(_labelled(keep_going(contract_round, set_aside=aside, spent=_spent(left),
-                                          first=first), CONTRACT, shrink))
+                                          first=first, kinds=kinds), CONTRACT, shrink))
 
     def broken() -> frozenset[str]:
         # what one level broke (and shrank) is not searched again at the other
@@ -288,18 +294,32 @@ def merge_levels(entry: System, name: str, parts: list[RunResult]) -> RunResult:
             stat.why = f"{CONTRACT_ONLY} (not run: --level core)"
         elif contract is None and cid not in entry.core_clauses:
             stat.why = stat.why or f"{CONTRACT_ONLY} (not run: --level core)"
-    seen: set[str] = set()
+    owner: dict[str, str] = {}
     unique = []
     for cx in merged.counterexamples:  # a clause broken at both levels: the core's, once
-        if cx.clause not in seen:
-            seen.add(cx.clause)
+        level = next((p.level for p in parts if any(cx is c for c in p.counterexamples)), "")
+        if owner.setdefault(cx.clause, level) == level:  # every kind the first level found
             unique.append(cx)
     merged.counterexamples = unique
     merged.counterexample = unique[0] if unique else None
-    for number, cx in enumerate(unique, 1):
-        merged.stats[cx.clause].why = f"counterexample {number} of {len(unique)} " \
-                                      f"(folder {cx.clause}/)"
+    name_folders(merged)
     return merged
+
+
+def cost_not_claimed(entry: System, factory: Callable[..., Any], result: RunResult) -> bool:
+    """Whether ``factory`` declares ``cost="linear"`` (a design that promises no O(1)); its
+    cost clause is then "not claimed" on ``result``, with that reason, and not measured."""
+    from schedcheck.targets.adapters import LINEAR_COST, capabilities_of
+
+    caps = capabilities_of(factory)
+    if caps is None or getattr(caps, "cost", "constant") == "constant":
+        return False
+    stat = result.stats[entry.cost_clause]
+    if not stat.broken:
+        result.unsupported_clause(entry.cost_clause, LINEAR_COST)
+        stat.why = ("not claimed: the target declares cost='linear', a design that promises "
+                    "no O(1) per operation, so its costs are not measured")
+    return True
 
 
 def contract_graded(result: RunResult) -> bool:

@@ -28,7 +28,9 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
+from schedcheck import stages
 from schedcheck.harness.result import BROKEN, HELD, UNKNOWN, RunResult
+from schedcheck.levels import cost_not_claimed
 from schedcheck.progress import time_note, timed
 from schedcheck.report.cost import record_cost
 from schedcheck.systems import System, get
@@ -162,7 +164,9 @@ def check(
                                            "process)")
             result.stats[cid].why = ("not supported: the target runs in another process, so its "
                                      "cost (Python steps counted here) cannot be measured")
-    elif cost and graded and (not found() or keep):
+    elif cost and result is not None and cost_not_claimed(entry, factory, result):
+        say(f"scaling clause {entry.cost_clause}: not claimed (declared cost='linear')")
+    elif cost and (graded or stages.core_graded(result)) and (not found() or keep):
         say(f"scaling clause {entry.cost_clause}: {label}, a timed run at n and 8n")
         if result is None:
             result = RunResult.fresh(entry.name, target_name or _name(factory))
@@ -173,10 +177,10 @@ def check(
             else:
                 fold_scaling(result, run_scaling(entry, factory, **kwargs))
     # graded levels keep going: the rounds run after a counterexample too, its clause set aside
-    inexact = tolerance or _declares_inexact(entry, factory)
+    inexact = tolerance or stages.declares_inexact(entry, factory)
     if rounds and graded and inexact and result is not None:
-        _rounds_unsupported(entry, result, declared=_declares_inexact(entry, factory))
-    elif rounds and graded and result is not None and _misbehaved(entry, result):
+        stages.rounds_unsupported(entry, result, declared=stages.declares_inexact(entry, factory))
+    elif rounds and graded and result is not None and stages.misbehaved(entry, result):
         pass  # supervised: a method that hung or crashed would hang a round's thread
     elif rounds and graded and (not found() or keep):
         say(f"concurrent rounds: {label}")
@@ -190,7 +194,7 @@ def check(
             result = rounds_result
         else:
             fold_result(result, rounds_result)
-    if stress and not found() and graded and not _misbehaved(entry, result or
+    if stress and not found() and graded and not stages.misbehaved(entry, result or
                                                               RunResult.fresh(entry.name, "")):
         say(f"real-thread stress: {label}")
         if result is None:
@@ -208,47 +212,6 @@ def check(
         if spent:
             result.notes.append(time_note(spent, budget, label))
     return result
-
-
-def _misbehaved(entry: System, result: RunResult) -> bool:
-    """Whether a method misbehaved in an earlier supervised child (it is set aside): the
-    concurrent rounds, whose threads call it with nothing to stop them, are then not run,
-    and their clauses say why."""
-    from schedcheck.harness import guard
-
-    methods = guard.methods_aside()
-    if not methods:
-        return False
-    why = (f"not run: {', '.join(m + '()' for m in sorted(methods))} misbehaved (the rounds' "
-           "threads would call it with nothing to stop them)")
-    for cid in (entry.lin_clause, entry.interleaving_clause):
-        if not result.stats[cid].why:
-            result.stats[cid].why = why
-    return True
-
-
-def _declares_inexact(entry: System, factory: Callable[..., Any]) -> bool:
-    """A wheel whose declared capabilities have no exact due ticks (it fires at the deadline
-    itself, or early by a declared bound): only tolerance-mode checks apply to it."""
-    from schedcheck.targets.adapters import WheelCapabilities, capabilities_of
-
-    caps = capabilities_of(factory)
-    return (entry.has_tolerance and isinstance(caps, WheelCapabilities)
-            and (not caps.due_ticks or caps.early_by is not None))
-
-
-def _rounds_unsupported(entry: System, result: RunResult, *, declared: bool = False) -> None:
-    """Under ``--tolerance`` the concurrent rounds are not run: their linearizability check
-    replays each history on the exact model, whose due ticks a tolerance-mode target does
-    not share by design."""
-    why = ("the concurrent rounds check linearizability against the exact model, whose due "
-           "ticks this target does not share " + (
-               "(its declared capabilities)" if declared else
-               "(--tolerance); run them without --tolerance"))
-    for cid in (entry.lin_clause, entry.interleaving_clause):
-        result.unsupported_clause(cid, why)
-        result.stats[cid].why = f"concurrent rounds not run: {why}"
-    result.unsupported.append("concurrent rounds under --tolerance (exact model only)")
 
 
 #: The longest the guarded scaling run may take (it judges cost as a ratio, never seconds).

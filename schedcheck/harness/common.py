@@ -59,7 +59,7 @@ from schedcheck.harness.outcomes import (
 )
 from schedcheck.harness.program import Op, Program
 from schedcheck.harness.recorder import Recorder
-from schedcheck.harness.result import Counterexample, RunResult, Step
+from schedcheck.harness.result import Counterexample, RunResult, Step, kind_of
 from schedcheck.harness.scaling import ScalingResult, ScalingTimeout, measure_scaling
 
 __all__ = [
@@ -349,7 +349,12 @@ class SuiteMachine(RuleBasedStateMachine):
         -- either way the other clauses keep being checked.
         """
         crashed = step is not None and step.actual.startswith(CRASHES)
-        if (clause in self.set_aside or clause in guard.clauses_aside
+        at_step = step if step is not None else (self.trace.steps[-1] if self.trace.steps
+                                                 else None)
+        kind = kind_of(at_step)
+        # keep going past one kind of a clause's mistakes (``clause|kind``) to find another
+        known = bool(kind) and f"{clause}|{kind}" in self.set_aside
+        if (clause in self.set_aside or known or clause in guard.clauses_aside
                 or (clause in self.level_aside and not crashed)):
             if self.can_continue(clause):
                 at = step if step is not None else (self.trace.steps[-1]
@@ -378,6 +383,7 @@ class SuiteMachine(RuleBasedStateMachine):
             seed=self.result.seed,
             snapshot=snap,
             step_seconds=guard.step_seconds(),
+            kind=kind,
         )
         self.ctx.failed(cx, self.program.ops if self.program is not None else None)
         raise Divergence(

@@ -5,6 +5,8 @@ same rule -- and returns a program that still fails. :func:`reduce_ops` runs the
 items' programs (``schedcheck.practice.reduce``). Nothing here runs a target or imports
 Hypothesis.
 
+0. each graph shape (``scheduler.shapes``, one step) bisected down to the least size that
+   still fails (:func:`smaller_shapes`);
 1. a wheel program's points in time moved towards 0 together (a start offset of -2**41 and
    the deadlines and nows that follow it), first, so that every later replay runs near 0 and
    a hang that came from the distance goes;
@@ -32,7 +34,8 @@ from typing import Any
 
 from schedcheck.harness.program import Op, TimerName
 
-__all__ = ["NAMING_OPS", "WINDOW_PASS_MAX", "reduce_ops", "small_ids", "smaller_ints"]
+__all__ = ["NAMING_OPS", "SHAPE_OP", "WINDOW_PASS_MAX", "reduce_ops", "small_ids", "smaller_ints",
+           "smaller_shapes"]
 
 #: Programs up to this many steps also get the pass over contiguous runs (O(n^2) replays).
 WINDOW_PASS_MAX = 40
@@ -421,6 +424,31 @@ def small_ids(ops: list[Op]) -> list[Op]:
     return out
 
 
+#: The op that plays a whole graph shape: ``_shape(name, size, seed)`` (``scheduler.shapes``).
+SHAPE_OP = "_shape"
+
+
+def smaller_shapes(ops: list[Op], fails: Callable[[list[Op]], bool]) -> list[Op]:
+    """Each shape's size bisected down to the least that still fails (a few replays for a
+    shape of thousands of tasks, where ddmin could take thousands): the mistakes a size
+    brings out -- a recursion limit, a slow path -- stay past some size, so the bisection
+    reads "fails at n, passes at n - 1"."""
+    for i, op in enumerate(ops):
+        if op.name != SHAPE_OP or len(op.args) != 3 or not _is_number(op.args[1]):
+            continue
+        name, size, seed = op.args
+        low, high = 1, size  # high fails; below low nothing was tried
+        while low < high:
+            middle = (low + high) // 2
+            candidate = [*ops[:i], replace(op, args=(name, middle, seed)), *ops[i + 1:]]
+            if fails(candidate):
+                high = middle
+                ops = candidate
+            else:
+                low = middle + 1
+    return ops
+
+
 def reduce_ops(ops: list[Op], fails: Callable[[list[Op]], bool]) -> list[Op]:
     """The passes of the module docstring, in order: ``ops`` (a failing program: ``fails(ops)``
     is true) reduced to one that still fails, where no task, no step, no contiguous run of
@@ -429,6 +457,7 @@ def reduce_ops(ops: list[Op], fails: Callable[[list[Op]], bool]) -> list[Op]:
     (``schedcheck.practice.reduce``)."""
     # times towards 0 first: a few candidates, and every later replay then runs near 0 -- a
     # wheel started at -2**40 that hangs walking ticks to now=True no longer hangs there
+    ops = smaller_shapes(ops, fails)
     ops = _nearer_zero(ops, fails)
     ops = _without_tasks(ops, fails)
     ops = _ddmin(ops, fails)

@@ -42,13 +42,17 @@ from hypothesis.errors import UnsatisfiedAssumption
 
 from schedcheck.harness import supervisor
 
-__all__ = ["SELF_LIMITED", "STEP_SECONDS", "SetAside", "StepTimeout", "call_limited", "guarded",
-           "memory_ceiling", "methods_aside", "on_step_thread", "plain_attribute",
-           "self_limited", "set_aside", "step_limit",
-           "step_seconds", "timeouts"]
+__all__ = ["SELF_LIMITED", "STEP_SECONDS", "TARGET_RECURSION_LIMIT", "SetAside", "StepTimeout",
+           "call_limited", "guarded", "memory_ceiling", "methods_aside", "on_step_thread",
+           "plain_attribute", "self_limited", "set_aside", "step_limit", "step_seconds",
+           "timeouts"]
 
 #: The longest a single call of the target may take before it counts as a hang.
 STEP_SECONDS = 10.0
+#: The recursion limit a guarded call of the target runs under: Python's default, as outside
+#: the checker (Hypothesis raises the limit while its tests run, which would let a recursion a
+#: few thousand deep pass here and fail in production).
+TARGET_RECURSION_LIMIT = 1000
 #: How much the address space may grow during a guarded run (bytes).
 MEMORY_HEADROOM = 4 << 30
 
@@ -247,8 +251,14 @@ def call_limited(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
     if worker is None:
         worker = _worker["step"] = _StepThread()
     job = _Step(fn, args, kwargs)
+    raised = _target_recursion_limit()
     worker.jobs.put(job)
-    if not job.done.acquire(timeout=seconds):
+    try:
+        returned = job.done.acquire(timeout=seconds)
+    finally:
+        if raised is not None and sys.getrecursionlimit() == TARGET_RECURSION_LIMIT:
+            sys.setrecursionlimit(raised)
+    if not returned:
         _worker["step"] = None  # abandoned with the call that hung
         worker.stop()
         _state["timeouts"] += 1
@@ -271,12 +281,39 @@ def _supervised_call(fn: Callable[..., Any], args: tuple[Any, ...],
     if name in _set_aside or (name in _probes_aside and not supervisor.in_example()):
         raise SetAside(f"{name}() misbehaved in an earlier run: not called again")
     outermost = supervisor.entering(name)
+    raised = _target_recursion_limit(_depth()) if outermost else None
     try:
         return fn(*args, **kwargs)
     finally:
+        if raised is not None:
+            sys.setrecursionlimit(raised)
         supervisor.left(outermost)
         if outermost and threading.active_count() > supervisor.thread_bound():
             supervisor.too_many_threads(name, threading.active_count())
+
+
+def _depth() -> int:
+    """How many frames the calling thread runs in (a supervised call runs on it)."""
+    frame: types.FrameType | None = sys._getframe(1)
+    depth = 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    return depth
+
+
+def _target_recursion_limit(below: int = 0) -> int | None:
+    """Lower the recursion limit to :data:`TARGET_RECURSION_LIMIT` frames above ``below`` (the
+    frames the caller already runs in: 0 for a call on the fresh step thread, whose caller
+    waits meanwhile); the limit it replaced, or None if unchanged."""
+    limit = sys.getrecursionlimit()
+    wanted = below + TARGET_RECURSION_LIMIT
+    if limit <= wanted:
+        return None
+    try:
+        sys.setrecursionlimit(wanted)
+    except RecursionError:
+        return None  # the caller itself runs deeper than that: leave the limit alone
+    return limit
 
 
 def _vm_size() -> int | None:

@@ -36,7 +36,7 @@ from hypothesis import strategies as st
 
 from schedcheck.harness import guard, shorter
 from schedcheck.harness.common import Divergence, Progress, RunContext, SuiteMachine, run_suite
-from schedcheck.harness.delta import reduce_ops, small_ids
+from schedcheck.harness.delta import SHAPE_OP, reduce_ops, small_ids
 from schedcheck.harness.program import Op, TimerName
 from schedcheck.harness.result import Counterexample, RunResult
 
@@ -105,9 +105,13 @@ class _Search:
     """The reduction of one program against one clause, counting replays."""
 
     def __init__(self, machine_class: type[SuiteMachine], clause: str,
-                 budget_seconds: float) -> None:
+                 budget_seconds: float, kind: str = "") -> None:
         self.machine_class = machine_class
         self.clause = clause
+        #: the kind of mistake to keep, when the run looks past other kinds of this clause
+        #: (keep-going grading set them aside): the reduction must not slide back to one
+        self.kind = kind if any(a.startswith(f"{clause}|")
+                                for a in machine_class.set_aside) else ""
         self.replays = 0
         self.best: Counterexample | None = None
         self.best_program: list[Op] = []
@@ -130,7 +134,7 @@ class _Search:
             return False
         self.replays += 1
         cx, played = replay(self.machine_class, ops)
-        if cx is None or cx.clause != self.clause:
+        if cx is None or cx.clause != self.clause or (self.kind and cx.kind != self.kind):
             return False
         self.best, self.best_program = cx, played
         return True
@@ -167,7 +171,8 @@ def minimize(machine_class: type[SuiteMachine], program: list[Op],
     when it runs out, the shortest program reached so far is the result and ``stopped``
     says so."""
     search = _Search(machine_class, counterexample.clause,
-                     BUDGET_SECONDS if budget_seconds is None else budget_seconds)
+                     BUDGET_SECONDS if budget_seconds is None else budget_seconds,
+                     counterexample.kind)
 
     def run() -> Minimized | None:
         if not program or not (search.fails(program) or search.fails(program)):
@@ -216,7 +221,10 @@ def reduce_found(machine_class: type[SuiteMachine], result: RunResult,
     note = (f"minimized by delta debugging from {reduced.before} to "
             f"{len(reduced.counterexample.steps)} steps ({reduced.replays} replays"
             + (f"; {reduced.stopped})" if reduced.stopped else ")"))
-    if len(reduced.counterexample.steps) > shorter.SHORT:
+    last = reduced.counterexample.steps[-1].actual if reduced.counterexample.steps else ""
+    note += _shape_note(program, reduced.program, reduced.stopped,
+                        recursion="RecursionError" in str(last))
+    if len(reduced.counterexample.steps) > shorter.SHORT and not _has_shape(reduced.program):
         again = _shorter(machine_class, cx, reduced)
         if again is not None:
             reduced, note = again
@@ -227,6 +235,35 @@ def reduce_found(machine_class: type[SuiteMachine], result: RunResult,
     result.counterexample = new
     result.break_(new.clause)
     result.notes.append(note)
+
+
+def _has_shape(program: list[Op]) -> bool:
+    return any(op.name == SHAPE_OP for op in program)
+
+
+def _shape_note(before: list[Op], after: list[Op], stopped: str, *,
+                recursion: bool = False) -> str:
+    """What the reduction made of the graph shapes in the program: "; the shape 'deep chain'
+    went from 2,000 tasks to 1,003: the mistake needs a chain ~1,003 deep"."""
+    from schedcheck.harness.scheduler import shapes
+
+    sizes = [op.args[:2] for op in before if op.name == SHAPE_OP]
+    kept = [op.args[:2] for op in after if op.name == SHAPE_OP]
+    parts = []
+    for (name, size), (_, now) in zip(sizes, kept):
+        if name in shapes.SHAPES:
+            if now == size:
+                parts.append(f"the shape '{name}' stays at {size:,} tasks")
+                continue
+            bound = (f"fails at {now:,}, passes at {now - 1:,}" if not stopped and now > 1
+                     else f"fails at {now:,}; the reduction stopped early, so fewer may do")
+            parts.append(f"the shape '{name}' went from {size:,} tasks to {now:,} ({bound}): "
+                         f"the mistake needs {shapes.describe(name, now)}"
+                         + (f" (RecursionError: recursion at depth ~{now:,})" if recursion
+                            else ""))
+    for name, size in sizes[len(kept):]:
+        parts.append(f"the shape '{name}' of {size:,} tasks was not needed")
+    return "".join(f"; {p}" for p in parts)
 
 
 def _shorter(machine_class: type[SuiteMachine], cx: Counterexample,

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -97,6 +98,12 @@ class Counterexample:
     #: the failing run before delta debugging reduced it (kept to write beside a reduced
     #: replay that does not verify); not in report.json
     unreduced: Counterexample | None = field(default=None, repr=False)
+    #: the kind of mistake within its clause: the diverging operation and the two outcomes
+    #: (:func:`kind_of`), e.g. "fail: expected REJECTED, got DUPLICATE"
+    kind: str = ""
+    #: the folder of its files in a ``--out`` folder: the clause id, or ``S5-2`` for the
+    #: second kind of mistake found in S5 ("" until keep-going grading names it)
+    folder: str = ""
 
     def to_json(self) -> dict[str, Any]:
         data = dataclasses.asdict(dataclasses.replace(self, unreduced=None))
@@ -109,6 +116,30 @@ class Counterexample:
             if step.diverged:
                 return step
         return None
+
+
+def _outcome(shown: str) -> str:
+    """The outcome a step's normalised reply shows, in a word or two: the error's class
+    (``raises RecursionError``), a reply's outcome (``STALE``), or "a value"."""
+    shown = shown.strip()
+    if not shown:
+        return "nothing"
+    raised = re.match(r"raises ([\w.]+(?:\[[^\]]*\])?)", shown)
+    if raised:
+        return "raises " + raised.group(1).split("[", 1)[0]
+    quoted = re.match(r"\(?'([A-Z_]+)'", shown)
+    return quoted.group(1) if quoted else "a value"
+
+
+def kind_of(step: Step | None) -> str:
+    """The kind of a divergence at ``step``: its operation and what each side did,
+    ``"complete: expected STALE, got APPLIED"`` (numbers and ids left out, so the same
+    mistake on other tasks is the same kind)."""
+    if step is None:
+        return ""
+    call = step.code.split("=", 1)[-1] if "=" in step.code.split("(", 1)[0] else step.code
+    method = call.split("(", 1)[0].strip().rsplit(".", 1)[-1] or "step"
+    return f"{method}: expected {_outcome(step.expected)}, got {_outcome(step.actual)}"
 
 
 @dataclass
@@ -258,9 +289,8 @@ class RunResult:
             "levels": [{"level": part.level, "ok": part.ok} for part in self.levels],
             # the broken clauses that have a folder of their own: each counterexample's,
             # and the cost clause's (its two runs' figures and the script that measures them)
-            "broken": [cx.clause for cx in self.all_counterexamples()] + [
-                cid for cid in self.cost_broken() if cid not in
-                {cx.clause for cx in self.all_counterexamples()}],
+            "broken": list(dict.fromkeys(
+                [cx.clause for cx in self.all_counterexamples()] + list(self.cost_broken()))),
             "cost": self.cost_figures or None,
             # the other broken clauses' own counterexamples (the first is "counterexample")
             "other_counterexamples": [cx.to_json() for cx in self.all_counterexamples()[1:]],

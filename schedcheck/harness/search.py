@@ -3,7 +3,7 @@
 Instead of one Hypothesis run of a fixed number of examples, :func:`search` runs the suite's
 machine in short *chunks* (a few examples each, each with its own seed derived from the
 run's seed) until a time budget or an example budget is spent, or the first counterexample.
-The chunks cycle through three phases, one round after another:
+The chunks cycle through the phases, one round after another:
 
 * **directed** -- short programs (:data:`SHORT_STEPS` steps) from a prepared starting state:
   for the scheduler each classic adversarial scenario of ``scheduler.scenarios`` in turn (the
@@ -12,7 +12,11 @@ The chunks cycle through three phases, one round after another:
 * **swarm** -- each example enables a random subset of the rules (drawn at its start; every
   rule gets a precondition consulting it), so that rare interleavings of a few operations are
   not drowned by the common ones (Groce et al., "Swarm testing", ISSTA 2012);
-* **long** -- long random programs (:data:`LONG_STEPS` steps) with every rule.
+* **long** -- long random programs (:data:`LONG_STEPS` steps) with every rule;
+* **shapes** (the scheduler) -- the graphs real code meets (``scheduler.shapes``): shuffled
+  submission orders, cycles closed behind a dependent or after start, deep chains, wide
+  fan-in and fan-out, large random DAGs; each shape small first, then large (a chain of
+  2,000 tasks, 500 dependents, 300 tasks), followed by a few rule steps.
 
 The machines steer towards rare states with ``hypothesis.target`` (resubmits, late and
 duplicate callbacks, BLOCKED tasks; full wheels, long stalls, late cancels). Hypothesis does
@@ -40,8 +44,8 @@ from schedcheck.harness import common
 from schedcheck.harness.common import OutOfBudget, Progress, RunContext, SuiteMachine
 from schedcheck.harness.result import RunResult
 
-__all__ = ["DEFAULT_BUDGET", "LONG_STEPS", "SHORT_STEPS", "Chunk", "explore", "plan", "search",
-           "swarm_machine"]
+__all__ = ["DEFAULT_BUDGET", "LONG_STEPS", "SHORT_STEPS", "Chunk", "explore", "plan", "run_phases",
+           "scaled", "search", "swarm_machine", "weight"]
 
 #: Seconds one search spends by default (it stops earlier at a counterexample).
 DEFAULT_BUDGET = 25.0
@@ -50,6 +54,8 @@ MIN_BUDGET = 1.0
 SHORT_STEPS = 6
 SWARM_STEPS = 30
 LONG_STEPS = 100
+#: Rule steps after a large shape (each compares the states of hundreds of tasks).
+SHAPE_STEPS = 2
 _RULE_MARKER = "hypothesis_stateful_rule"
 
 
@@ -57,10 +63,11 @@ _RULE_MARKER = "hypothesis_stateful_rule"
 class Chunk:
     """One Hypothesis run of the search: ``examples`` programs of up to ``steps`` steps."""
 
-    phase: str  #: "directed", "swarm" or "long"
+    phase: str  #: "directed", "swarm", "long" or "shapes"
     examples: int
     steps: int
     start_state: str | None = None  #: a classic scenario every program starts from
+    large: bool = False  #: a large graph shape (seconds an example)
 
 
 def plan(system: str, *, scenarios: bool = True) -> list[Chunk]:
@@ -78,7 +85,39 @@ def plan(system: str, *, scenarios: bool = True) -> list[Chunk]:
         chunks.append(Chunk("directed", 20, SHORT_STEPS))
     chunks.append(Chunk("swarm", 25, SWARM_STEPS))
     chunks.append(Chunk("long", 8, LONG_STEPS))
+    if system == "scheduler" and scenarios:
+        # last in the round, so that the chunks before them keep their seeds; small first
+        from schedcheck.harness.scheduler import shapes
+
+        chunks += [Chunk("shapes", 4, SHORT_STEPS, shapes.start_state(name, shape.small))
+                   for name, shape in shapes.SHAPES.items()]
+        chunks += [Chunk("shapes", 1, SHAPE_STEPS, shapes.start_state(name, shape.large),
+                         large=True) for name, shape in shapes.SHAPES.items()]
     return chunks
+
+
+def weight(chunk: Chunk) -> int:
+    """What a chunk costs in seed-only mode, in rule steps: its examples times its steps, and
+    for a graph shape the calls it makes (about one per task) on top."""
+    extra = 0
+    if chunk.phase == "shapes" and chunk.start_state is not None:
+        extra = int(chunk.start_state.rsplit(":", 1)[-1])
+    return chunk.examples * (chunk.steps + extra)
+
+
+def scaled(chunks: list[Chunk], steps: int) -> list[Chunk]:
+    """The round of a search counted in examples (seed-only mode), given ``steps`` (the
+    examples times the profile's steps per example): as it is when they cover a whole
+    round, else every chunk shrunk in proportion (at least one example each) -- without the
+    large shapes, which come only with a whole round -- so a small budget still visits every
+    phase."""
+    total = sum(weight(c) for c in chunks)
+    if steps >= total:
+        return chunks
+    small = [c for c in chunks if not c.large]
+    share = steps / sum(weight(c) for c in small)
+    return [dataclasses.replace(c, examples=max(1, round(c.examples * share)))
+            if share < 1 else c for c in small]
 
 
 def swarm_machine(base: type[SuiteMachine]) -> type[SuiteMachine]:
@@ -118,11 +157,12 @@ def swarm_machine(base: type[SuiteMachine]) -> type[SuiteMachine]:
 
 
 def _variant(base: type[SuiteMachine], chunk: Chunk,
-             swarm: type[SuiteMachine] | None) -> type[SuiteMachine]:
+             swarm: type[SuiteMachine] | None, salt: int = 0) -> type[SuiteMachine]:
     if chunk.phase == "swarm" and swarm is not None:
         return swarm
     if chunk.start_state is not None:
         return type(base.__name__, (base,), {"start_state": chunk.start_state,
+                                             "shape_salt": salt,
                                              "__module__": base.__module__,
                                              "__qualname__": base.__qualname__})
     return base
@@ -159,13 +199,31 @@ def search(
 def explore(machine: type[SuiteMachine], result: RunResult, *, budget: float | None,
             examples: int | None, seed: int | None, profile: str | None,
             progress: Progress | None, shrink: bool) -> RunResult | None:
-    """The budgeted search of ``machine`` when a time ``budget`` is given (``shrink`` then
-    means: minimise the counterexample by delta debugging), else None: the caller runs its
-    fixed number of examples as one Hypothesis run."""
+    """The budgeted search of ``machine`` (``shrink``: minimise the counterexample by delta
+    debugging) when a time ``budget`` is given, else None: the caller runs its fixed number
+    of examples as one Hypothesis run. (Seed-only mode with the phases is
+    :func:`run_phases` with ``examples=``; the suites' ``examples`` without a budget keep
+    the plain run for now: with keep-going rounds, phased rounds whose examples mostly end
+    at a clause already set aside found fewer of the answers' documented mistakes.)"""
     if budget is None:
         return None
-    return search(machine, result, budget=max(budget, MIN_BUDGET), examples=examples,
-                  seed=seed, profile=profile, progress=progress, minimize=shrink)
+    return run_phases(machine, result, budget=budget, examples=examples, seed=seed,
+                      profile=profile, progress=progress, minimize=shrink)
+
+
+def run_phases(machine: type[SuiteMachine], result: RunResult, *,
+               examples: int | None = None, budget: float | None = None,
+               seed: int | None = None, profile: str | None = None,
+               progress: Progress | None = None, minimize: bool = True) -> RunResult:
+    """The one search every mode runs: the phases of :func:`plan` (directed scenarios, swarm,
+    long, shapes) on ``machine``, chunk after chunk, until ``examples`` examples (seed-only
+    mode: the verdict is fixed by ``seed``) or ``budget`` seconds are spent, or the first
+    counterexample, reduced unless ``minimize=False``. The same ``seed`` plays the same chunks
+    in the same order in both modes, so a counterexample found within N examples is found
+    again with ``examples=N``."""
+    return search(machine, result, budget=None if budget is None else max(budget, MIN_BUDGET),
+                  examples=examples, seed=seed, profile=profile, progress=progress,
+                  minimize=minimize)
 
 
 def _search(machine: type[SuiteMachine], result: RunResult, *, base: hypothesis.settings,
@@ -173,6 +231,13 @@ def _search(machine: type[SuiteMachine], result: RunResult, *, base: hypothesis.
             progress: Progress | None, minimize: bool) -> RunResult:
     clock = time.monotonic
     rounds = plan(machine.system, scenarios=hasattr(machine, "start_state"))
+    # seed-only mode: N examples buy N times the profile's steps per example, spent on the
+    # phases' chunks (short programs cost few steps, a large shape one step per task)
+    step_budget = None
+    if budget is None and examples is not None:
+        step_budget = examples * max(int(base.stateful_step_count), 1)
+        rounds = scaled(rounds, step_budget)
+    charged = 0
     swarm = swarm_machine(machine)
     started = clock()
     deadline = None if budget is None else started + budget
@@ -182,10 +247,14 @@ def _search(machine: type[SuiteMachine], result: RunResult, *, base: hypothesis.
     while True:
         if budget is not None and clock() - started >= budget:
             break
-        if examples is not None and done >= examples:
+        if step_budget is not None:
+            if charged >= step_budget:
+                break
+        elif examples is not None and done >= examples:
             break
         chunk = rounds[index % len(rounds)]
-        count = chunk.examples if examples is None else min(chunk.examples, examples - done)
+        count = (chunk.examples if examples is None or step_budget is not None
+                 else min(chunk.examples, examples - done))
         settings = hypothesis.settings(
             base, max_examples=count, stateful_step_count=chunk.steps,
             phases=[hypothesis.Phase.generate, hypothesis.Phase.target])
@@ -197,8 +266,8 @@ def _search(machine: type[SuiteMachine], result: RunResult, *, base: hypothesis.
 
         ctx = RunContext(result, chunk_progress, deadline)
         try:
-            common.run_suite(_variant(machine, chunk, swarm), result, settings,
-                             chunk_progress, seed=seed * 7919 + index, context=ctx)
+            common.run_suite(_variant(machine, chunk, swarm, seed * 7919 + index), result,
+                             settings, chunk_progress, seed=seed * 7919 + index, context=ctx)
         except OutOfBudget:  # the budget ran out inside the chunk
             if ctx.last is not None and result.counterexample is None:
                 result.counterexample = ctx.last
@@ -206,6 +275,8 @@ def _search(machine: type[SuiteMachine], result: RunResult, *, base: hypothesis.
             # the loop ends: the budget is spent
         done += ctx.examples
         steps += ctx.steps
+        charged += ctx.steps + (weight(chunk) - chunk.examples * chunk.steps) * ctx.examples \
+            // max(chunk.examples, 1)
         by_phase[chunk.phase] = by_phase.get(chunk.phase, 0) + ctx.examples
         result.examples, result.steps = done, steps
         index += 1
@@ -227,8 +298,12 @@ def _found(machine: type[SuiteMachine], result: RunResult, ctx: RunContext, chun
 
     cx = result.counterexample
     assert cx is not None
-    where = f"{chunk.phase} phase" + (f" from the scenario '{chunk.start_state}'"
-                                      if chunk.start_state else "")
+    shaped = _shape_of(chunk)
+    if shaped is not None:
+        where = f"shapes phase, the shape '{shaped[0]}' of {shaped[1]:,} tasks"
+    else:
+        where = f"{chunk.phase} phase" + (f" from the scenario '{chunk.start_state}'"
+                                          if chunk.start_state else "")
     result.notes.append(f"search: found in the {where}, example {done}, after {seconds:.1f} s")
     program = ctx.final_program or ctx.last_program
     if not minimize:
@@ -236,3 +311,11 @@ def _found(machine: type[SuiteMachine], result: RunResult, ctx: RunContext, chun
                             "not minimised")
         return
     reduce.reduce_found(machine, result, program)
+
+
+def _shape_of(chunk: Chunk) -> tuple[str, int] | None:
+    if chunk.phase != "shapes":
+        return None
+    from schedcheck.harness.scheduler import shapes
+
+    return shapes.parse(chunk.start_state)

@@ -109,14 +109,16 @@ def check_html(result: RunResult, target: str, pictures_of: dict[str, list[Path]
     if result.all_counterexamples():
         body.append(legend())
     for number, cx in enumerate(result.all_counterexamples(), 1):
-        folder = folder_of.get(cx.clause, ".")
+        key = cx.folder or cx.clause
+        folder = folder_of.get(key, ".")
         where = "" if folder == "." else f"{folder}/"
-        body.append(f'<h2 id="{esc(cx.clause)}">counterexample {number}: {esc(cx.clause)}</h2>'
+        kind = f" ({esc(cx.kind)})" if cx.kind and key != cx.clause else ""
+        body.append(f'<h2 id="{esc(key)}">counterexample {number}: {esc(cx.clause)}{kind}</h2>'
                     f'<p><a href="{esc(where)}replay.py"><code>{esc(where)}replay.py</code></a>'
                     f" &mdash; {esc(cx.replay_check or 'not run')}; steps in "
                     f'<a href="{esc(where)}steps.txt"><code>{esc(where)}steps.txt</code></a></p>'
                     f"<pre>{esc(steps_text(cx, target=target))}</pre>")
-        for path in pictures_of.get(cx.clause, []):
+        for path in pictures_of.get(key, []):
             if path.suffix == ".svg":
                 caption = CAPTIONS.get(path.stem, path.stem)
                 body.append(f"<figure><figcaption>{esc(caption)}</figcaption>"

@@ -150,12 +150,12 @@ def write_run(result: RunResult, out: Path, *, target_spec: str, cwd: str,
     written.files += written.pictures
     if result.counterexamples:
         for each in result.all_counterexamples():
-            folder = out / each.clause
+            folder = out / (each.folder or each.clause)  # S5-2: a second kind of mistake
             folder.mkdir(exist_ok=True)
             pictures = _write_counterexample(each, folder, written, target_spec=target_spec,
                                              cwd=cwd, command=command,
                                              with_pictures=with_pictures)
-            written.pictures_of[each.clause] = pictures
+            written.pictures_of[each.folder or each.clause] = pictures
             written.files += pictures
     cost_files = write_cost(result, out, target_spec=target_spec, cwd=cwd, command=command)
     written.files += cost_files
@@ -164,7 +164,7 @@ def write_run(result: RunResult, out: Path, *, target_spec: str, cwd: str,
     card.write_text(card_text(result) + "\n", encoding="utf-8")
     written.files.insert(0, card)
     page = out / "index.html"
-    folders = {c.clause: c.clause for c in result.counterexamples}
+    folders = {c.folder or c.clause: c.folder or c.clause for c in result.counterexamples}
     pictures_of = dict(written.pictures_of)
     if cx is not None and cx.clause not in folders:
         folders[cx.clause] = "."

@@ -54,6 +54,10 @@ __all__ = [
 CancelStyle = Literal["bool", "raises", "none", "missing"]
 HandleStyle = Literal["checked", "self"]
 ClaimOrder = Literal["submission", "any"]
+CostClaim = Literal["constant", "linear"]
+#: What a target declaring ``cost="linear"`` lacks, in words (the cost clause's reason).
+LINEAR_COST = ("an O(1) cost per operation (declared cost='linear': a design that promises "
+               "none; the cost clause is not claimed)")
 
 
 @dataclass(frozen=True)
@@ -84,6 +88,9 @@ class WheelCapabilities:
       design (a bucket's expiry rounded down, timers "clustered" to fire together), or None:
       never early. Graded as a tolerance both ways: never earlier than ``deadline -
       early_by``, never later than ``early_by`` (or ``resolution``) past its due tick.
+    * ``cost`` -- ``"constant"``: the contract's O(1) schedule/cancel/advance per timer;
+      ``"linear"``: a design that promises no O(1) (a list of jobs scanned on each call):
+      the cost clause is "not claimed", with that reason, and not measured.
     """
 
     max_delay: int | None = None
@@ -94,6 +101,7 @@ class WheelCapabilities:
     counts_pending: bool = True
     resolution: int | None = None
     early_by: int | None = None
+    cost: CostClaim = "constant"
 
     def missing(self) -> list[str]:
         """The contract parts these capabilities lack, in words (for "not supported")."""
@@ -117,6 +125,8 @@ class WheelCapabilities:
             out.append(f"firing within a tick (its granularity is {self.resolution} units)")
         if self.early_by is not None:
             out.append(f"never firing early (it may fire up to {self.early_by} units early)")
+        if self.cost != "constant":
+            out.append(LINEAR_COST)
         return out
 
 
@@ -146,6 +156,13 @@ class SchedulerCapabilities:
       by design and counts as that task having succeeded.
     * ``done_after_failed`` -- a success reported after a failure is accepted by design and
       replaces it (a retried task that succeeded).
+    * ``reports_once`` -- its driver never reports a task twice: no duplicate report (and no
+      late report of a run already reported) is sent; what a duplicate must not change is
+      not supported.
+    * ``cost`` -- ``"constant"``: the contract's costs (claims from a heap, a completion
+      touching only its dependents); ``"linear"``: a design that promises no such bound (it
+      rescans its tasks): the cost clause is "not claimed", with that reason, and not
+      measured.
     """
 
     generations: bool = True
@@ -162,6 +179,8 @@ class SchedulerCapabilities:
     claims_only: bool = False
     accepts_unclaimed_done: bool = False
     done_after_failed: bool = False
+    reports_once: bool = False
+    cost: CostClaim = "constant"
 
     def missing(self) -> list[str]:
         out = [what for ok, what in (
@@ -180,6 +199,9 @@ class SchedulerCapabilities:
             (self.accepts_unclaimed_done, "refusing a success for a task nobody ran "
                                           "(it counts as done)"),
             (self.done_after_failed, "keeping a failure final (a later success replaces it)"),
+            (self.reports_once, "duplicate reports (never sent: its driver reports each task "
+                                "once)"),
+            (self.cost != "constant", LINEAR_COST),
         ) if bad]
         return out
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from hypothesis import Phase, settings
 
-from schedcheck import pipeline, scheduler_suite, wheel_suite
+from schedcheck import pipeline, scheduler_suite, stages, wheel_suite
 from tests.corpus.asyncio_loop import AsyncioTimers
 from tests.corpus.dask_local import DaskLocal
 from tests.corpus.graphlib2_rust import Graphlib2
@@ -116,7 +116,7 @@ def test_the_real_thread_stress_accepts_an_inexact_adapter(adapter: type) -> Non
 
     result = run_stress("wheel", adapter, threads=4, operations=3_000, seed=1, any_order=True)
     assert result.ok, result.violations[:1]
-    assert pipeline._declares_inexact(pipeline.get("wheel"), adapter)
+    assert stages.declares_inexact(pipeline.get("wheel"), adapter)
 
 
 def test_a_crash_of_the_checker_exits_2_without_a_traceback(

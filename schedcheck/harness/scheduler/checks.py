@@ -108,6 +108,8 @@ class SchedulerChecks(SuiteMachine):
     support: ClassVar[Support] = Support(False, False, False, False)
     #: a classic scenario every run starts from (``scheduler.scenarios``), or None: drawn
     start_state: ClassVar[str | None] = None
+    #: mixed into the seed of a graph shape (``scheduler.shapes``): the search's chunk seed
+    shape_salt: ClassVar[int] = 0
 
     def __init__(self) -> None:
         super().__init__()
@@ -124,6 +126,8 @@ class SchedulerChecks(SuiteMachine):
         self.resubmits = 0  # submits of a known id (a hypothesis.target score)
         self.stale = 0  # late or duplicate callbacks (a hypothesis.target score)
         self._dirty = False  # a call was made since the last compare_infos()
+        #: a large shape is being played: it compares the states itself, every few calls
+        self.bulk = False
         self.last_clause = S1
         self.last_words = "construction"
         self._holders: dict[str, set[tuple[Any, int]]] = {w: set() for w in WORKERS}
@@ -206,7 +210,7 @@ class SchedulerChecks(SuiteMachine):
               *, compare_first: bool = True) -> Step:
         """Record the next call. The states are compared *before* it when the previous call
         has not been checked yet (compound rules: chains, graphs, worker rounds)."""
-        if compare_first and self._dirty:
+        if compare_first and self._dirty and not self.bulk:
             self.compare_infos()
         self._dirty = True
         self.last_clause = clause

@@ -20,8 +20,9 @@ independent record of what the harness reported to it:
 
 What a target lacks (``SchedulerCapabilities``: declared by an adapter, else the contract's
 full set) is "not supported" for the clause that needs it. Every call goes through
-``observe`` (guarded: a hang is a verdict). Graphs are submitted before ``start()``; each id
-once (a resubmit needs generations, which is the contract level's business).
+``observe`` (guarded: a hang is a verdict). Graphs are submitted before ``start()``; a target
+with generations then meets resubmits, retries and stale reports of older runs
+(``scheduler.core_generations``).
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from schedcheck.harness.minimize import run_reduced
 from schedcheck.harness.outcomes import CRASHED
 from schedcheck.harness.program import GenerationOf, Op, atomic, generation_of
 from schedcheck.harness.result import CONTRACT_ONLY, RunResult, Step
+from schedcheck.harness.scheduler.core_generations import GenerationRules
 from schedcheck.harness.scheduler.fixtures import noop
 from schedcheck.harness.scheduler.oracles import cycle_problem
 from schedcheck.harness.search import explore
@@ -85,7 +87,7 @@ def graphs(draw: st.DrawFn) -> dict[str, tuple[str, ...]]:
     return graph
 
 
-class SchedulerCoreMachine(SuiteMachine):
+class SchedulerCoreMachine(GenerationRules, SuiteMachine):
     system: ClassVar[str] = "scheduler"
     factory: ClassVar[Callable[[int], Any]]
     caps: ClassVar[SchedulerCapabilities] = SchedulerCapabilities()
@@ -105,6 +107,11 @@ class SchedulerCoreMachine(SuiteMachine):
         self.late: set[Any] = set()  # tasks a complete() reached before any claim
         self.again: set[Any] = set()  # succeeded tasks a complete() reached again
         self.seen: set[tuple[Any, int]] = set()
+        #: task -> the generations it was claimed under before a resubmit (reports of those
+        #: are stale: they must change nothing)
+        self.old_generations: dict[Any, set[int]] = {}
+        self.stale_sent: set[Any] = set()  # tasks a stale complete() was sent for
+        self.reported: set[tuple[Any, int]] = set()  # runs a complete()/fail() was sent for
 
     # ------------------------------------------------------------------ helpers
 
@@ -303,11 +310,14 @@ class SchedulerCoreMachine(SuiteMachine):
         deps = self.deps.get(tid, ()) if tid in self.state else ()
         late = [d for d in deps if d in self.late and self.state.get(d) != "succeeded"]
         again = [d for d in deps if d in self.again]
-        if clause is None and (late or again):
+        stale = [d for d in deps if d in self.stale_sent and self.state.get(d) != "succeeded"]
+        if clause is None and (late or again or stale):
             clause = "S4"  # a callback that must change nothing released a dependent
             why += " after " + " and ".join(
                 ([f"a duplicate complete() of {again}"] if again else [])
-                + ([f"a complete() of {late} before it was claimed"] if late else []))
+                + ([f"a complete() of {late} before it was claimed"] if late else [])
+                + ([f"a stale complete() of an older generation of {stale}"] if stale
+                   else []))
         self.diverge(clause or "S-CLAIM-DEPS", f"ready() claimed {tid!r}, which {why}",
                      step=step)
 
@@ -319,6 +329,13 @@ class SchedulerCoreMachine(SuiteMachine):
         state = self.state.get(tid)
         if state is None:
             return
+        if self.caps.reports_once and (tid, gen) in self.reported:
+            return  # its driver reports each run once: no duplicate, no late report of it
+        if gen in self.old_generations.get(tid, ()):
+            self._stale(op, tid, gen)  # a run before a resubmit: it must change nothing
+            return
+        if state != "waiting":
+            self.reported.add((tid, gen))
         if state == "waiting":
             # claims_only: its own driver never reports a task it did not hand out
             if op != "complete" or not self._live() or self.caps.claims_only:
@@ -493,6 +510,9 @@ def grade_core(result: RunResult, caps: SchedulerCapabilities) -> None:
     if caps.claims_only:
         result.unsupported_clause("S4", "reports for tasks it never handed out (declared: "
                                         "its own driver never sends them)")
+    if caps.reports_once:
+        result.unsupported_clause("S4", "duplicate reports (declared: its driver reports "
+                                        "each task once, so none is sent)")
     if caps.accepts_unclaimed_done:
         result.unsupported_clause("S4", "refusing a success for a task nobody ran (declared: "
                                         "it counts as done)")

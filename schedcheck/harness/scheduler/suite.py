@@ -81,6 +81,7 @@ from schedcheck.harness.common import (
 from schedcheck.harness.minimize import run_reduced
 from schedcheck.harness.program import atomic
 from schedcheck.harness.result import RunResult, Step
+from schedcheck.harness.scheduler import shapes
 from schedcheck.harness.scheduler.fixtures import (
     BIG,
     IDS,
@@ -138,6 +139,12 @@ class SchedulerMachine(TopoOracleRule):
         classic adversarial scenarios, so that claims and callbacks are reachable from the
         first rule (the others reach start() and its unknown dependencies and cycles). A
         machine with a ``start_state`` (the search's directed phase) always plays it."""
+        shaped = shapes.parse(self.start_state)
+        if shaped is not None:  # the search's shapes phase: a large or shuffled graph
+            self._build(mc or BIG)
+            done = self._ctx.examples if self._ctx is not None else 0
+            seed = shapes.shape_seed(order, picks, self.shape_salt, done)
+            return multiple(*self._shape(*shaped, seed))
         if self.start_state is not None:
             preset, scenario = "scenario", self.start_state
         self._build(mc)
@@ -180,14 +187,15 @@ class SchedulerMachine(TopoOracleRule):
             known = False
         clause = S7 if known else S1
         self.resubmits += known
-        graph_before = self._graph()
 
         def checks(step: Step, exp: Observed, act: Observed) -> None:
             self.exercise(S_T1, *((S_T5,) if known else ()),
                           *((S_X_OPTIONAL,) if optional is not None else ()))
             self._check_error_data(clause, step, exp, act)
             if exp.error == "CycleError" or act.error == "CycleError":
-                proposed = dict(graph_before)
+                # the model's graph now: as before the call, or with tid's new edges (which
+                # the proposal puts in anyway); read here, not before every submit (O(V))
+                proposed = self._graph()
                 proposed[tid] = tuple(deps) + tuple(optional or ())
                 self._check_cycle_oracle(step, exp, act, proposed, new_task=tid)
 
@@ -371,6 +379,20 @@ class SchedulerMachine(TopoOracleRule):
     def _play(self, kind: str, ids: list[str]) -> list[ClaimRef]:
         play = Play(self, kind)
         SCENARIOS[kind](play, ids)
+        return play.refs
+
+    @atomic
+    def _shape(self, name: str, size: int, seed: int) -> list[ClaimRef]:
+        """Shape ``name`` of ``size`` tasks drawn from ``seed`` (``scheduler.shapes``), one
+        step of the program: the reduction replays it whole, at smaller sizes."""
+        play = Play(self, f"{name} of {size}")
+        self.bulk = True
+        try:
+            shapes.play(play, name, size, seed)
+        finally:
+            self.bulk = False
+        if self._dirty:
+            self.compare_infos()
         return play.refs
 
     # ---- callbacks (rules 4-6) -----------------------------------------------------------

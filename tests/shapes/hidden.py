@@ -1,0 +1,71 @@
+"""Schedulers with mistakes only real graph shapes reach (the bundled one, each changed in one
+place): a cycle check that misses a cycle entered from a dependent, a cycle check that
+recurses once per dependency, and a submit that walks every path of the graph."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from schedcheck.impl import Scheduler
+
+
+class MissesCycleBehindDependent(Scheduler):
+    """start()'s cycle check walks from each task in submission order and reports a cycle
+    only when the walk comes back to the task it started from: a cycle first entered from a
+    dependent (submitted before it) is marked visited and never walked again."""
+
+    def _find_cycle(self) -> list[Any] | None:
+        visited: set[int] = set()
+        for root in self._order:
+            if root in visited:
+                continue
+            stack = [root]
+            visited.add(root)
+            while stack:
+                for nxt in self._edges(stack.pop()):
+                    if nxt == root:
+                        return super()._find_cycle()
+                    if nxt not in visited:
+                        visited.add(nxt)
+                        stack.append(nxt)
+        return None
+
+
+class RecursiveCycleCheck(Scheduler):
+    """start()'s cycle check is a recursive three-colour walk: one Python frame per task on
+    the path, so a chain a thousand deep raises RecursionError."""
+
+    def _find_cycle(self) -> list[Any] | None:
+        colour: dict[int, int] = {}
+
+        def walk(s: int) -> bool:
+            colour[s] = 1
+            for nxt in self._edges(s):
+                if colour.get(nxt) == 1 or (nxt not in colour and walk(nxt)):
+                    return True
+            colour[s] = 2
+            return False
+
+        for root in self._order:
+            if root not in colour and walk(root):
+                return super()._find_cycle()
+        return None
+
+
+class EveryPathEdgeCheck(Scheduler):
+    """submit() checks that the new task is not reachable from its dependencies by walking
+    every path from them (no memory of the tasks already seen): exponential in the depth of
+    a graph with many joins."""
+
+    def submit(self, task_id: Any, deps: Any = (), fn: Any = None, **kwargs: Any) -> int:
+        if isinstance(deps, (list, tuple)):
+            try:
+                known = set(self.task_ids())
+                stack = [(d, frozenset((d,))) for d in deps if d in known]
+                while stack:
+                    x, path = stack.pop()
+                    stack.extend((y, path | {y}) for y in self.deps_of(x)
+                                 if y in known and y not in path and y != task_id)
+            except TypeError:
+                pass  # an unhashable id: submit() says so
+        return super().submit(task_id, deps, fn, **kwargs)

@@ -1,0 +1,88 @@
+"""The shapes phase of the search finds mistakes that only real graph shapes reach, on
+schedulers the suite's small id-ordered graphs pass (``tests/shapes/hidden.py``), and reduces
+each to the size it needs; the bundled scheduler passes the same search.
+
+Every run counts examples (one whole round of the search's chunks), never seconds, with a
+pinned seed and profile, inside ``seed_only_draws``: the same run in every process."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from schedcheck.impl import Scheduler
+
+from schedcheck import profiles
+from schedcheck.harness import guard, search
+from schedcheck.harness.result import RunResult
+from schedcheck.harness.scheduler.suite import make_scheduler_machine
+from tests.shapes import hidden
+
+#: One whole round of the scheduler's chunks: scenarios, free directed, swarm, long, then
+#: each shape small and large (a chunk may run an example or two more than it asks, so the
+#: runs below are given two rounds)
+ROUND = sum(c.examples for c in search.plan("scheduler"))
+
+
+def _search(factory: Any, *, seed: int, examples: int = 2 * ROUND) -> RunResult:
+    result = RunResult.fresh("scheduler", getattr(factory, "__name__", ""))
+    machine = make_scheduler_machine(factory, result=result)
+    with profiles.seed_only_draws():
+        return search.search(machine, result, budget=None, examples=examples, seed=seed,
+                             profile="ci")
+
+
+def _found_note(result: RunResult) -> str:
+    return next(n for n in result.notes if n.startswith("search: found"))
+
+
+def test_a_round_ends_with_every_shape_small_then_large() -> None:
+    shaped = [c.start_state for c in search.plan("scheduler") if c.phase == "shapes"]
+    assert len(shaped) == 12
+    sizes = [int(str(s).rsplit(":", 1)[1]) for s in shaped]
+    assert max(sizes[:6]) <= 6 and min(sizes[6:]) >= 300
+    assert "shape:deep chain:2000" in shaped
+    assert not [c for c in search.plan("scheduler", scenarios=False) if c.phase == "shapes"]
+
+
+def test_a_cycle_entered_from_a_dependent_is_found_by_the_shapes_phase() -> None:
+    result = _search(hidden.MissesCycleBehindDependent, seed=0)
+    cx = result.counterexample
+    assert cx is not None and cx.clause in ("S2", "S-ORACLE-CYCLE"), result.notes
+    assert "the shape 'cycle behind a dependent'" in _found_note(result)
+    assert any("start" in step.code for step in cx.steps)
+    assert len(cx.steps) <= 6, [step.code for step in cx.steps]
+
+
+def test_a_recursive_cycle_check_dies_on_the_deep_chain_reduced_to_the_depth_it_needs() -> None:
+    result = _search(hidden.RecursiveCycleCheck, seed=0)
+    cx = result.counterexample
+    assert cx is not None and cx.clause == "S2", result.notes
+    assert "RecursionError" in str(cx.steps[-1].actual)
+    assert "the shape 'deep chain' of 2,000 tasks" in _found_note(result)
+    note = next(n for n in result.notes if n.startswith("minimized"))
+    depth = re.search(r"recursion at depth ~([\d,]+)", note)
+    assert depth is not None, note
+    # Python's default limit is 1,000 frames: a walk from the top needs ~1,000 tasks, one
+    # from a task in the middle of a shuffled chain more (the bisection may stop at its time
+    # budget, with a size that still fails)
+    assert 900 <= int(depth.group(1).replace(",", "")) < 2000, note
+
+
+def test_an_edge_check_that_walks_every_path_hangs_on_a_large_random_dag() -> None:
+    with guard.step_limit(0.5):
+        result = _search(hidden.EveryPathEdgeCheck, seed=2)
+    cx = result.counterexample
+    assert cx is not None and cx.clause == "S1", result.notes
+    assert "Hang" in str(cx.steps[-1].actual)
+    assert "the shape 'shuffled DAG' of 300 tasks" in _found_note(result)
+    note = next(n for n in result.notes if n.startswith("minimized"))
+    assert re.search(r"'shuffled DAG' went from 300 tasks to \d+", note), note
+
+
+def test_the_bundled_scheduler_passes_a_whole_round_shapes_included() -> None:
+    result = _search(Scheduler, seed=0)
+    assert result.counterexample is None, result.notes
+    # seed-only mode charges steps (a large shape its calls): at least one whole round ran
+    assert result.examples >= ROUND, result.notes
+    assert re.search(r"shapes \d+", result.notes[-1]), result.notes
