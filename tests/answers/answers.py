@@ -46,9 +46,12 @@ ANSWERS: tuple[Answer, ...] = (
         Mistake("W-T1", r"deadline already passed|past", ("W2", "W-INV-LATE"),
                 "a deadline in the past goes to bucket ceil(deadline/tick) % W, not the cursor"),
         Mistake("W-M2", r"rotation|before its deadline|early", ("W2", "W-INV-EARLY"),
-                "rounds are (due - cursor - 1) // W: a whole number of rotations fires early"),
+                "rounds are (due - cursor - 1) // W: a whole number of rotations fires early",
+                ("W-M3",)),
     )),
     Answer("plan-scheduler", "scheduler", "tests.answers.plan_scheduler:TaskScheduler", True, (
+        Mistake("S-polish-5", r"ValueError", ("S9",),
+                "the constructor takes max_concurrency=-1 (no ValueError)"),
         Mistake("S-T1", r"PENDING|READY; the model says BLOCKED", ("S1", "S-INV"),
                 "a new version on a dead dependency is left PENDING/READY, not BLOCKED"),
         Mistake("S-M3", r"dependency of the next", ("S2", "S-ORACLE-CYCLE"),
@@ -71,6 +74,8 @@ ANSWERS: tuple[Answer, ...] = (
                 "a bool generation is accepted (True == 1)"),
     )),
     Answer("plan-wheel", "wheel", "tests.answers.plan_wheel:TimingWheel", True, (
+        Mistake("W-polish-5", r"ValueError", ("W6",),
+                "the constructor takes tick=0 (no ValueError)"),
         Mistake("W-T1", r"the model fires", ("W2",),
                 "the due tick counts ceil((deadline - now) / tick) from the current tick"),
         Mistake("W-F3", r"cancel\(h\d\) returned None", ("W4",),
@@ -88,6 +93,8 @@ ANSWERS: tuple[Answer, ...] = (
                 "cancel() of another wheel's handle cancels that wheel's timer"),
     )),
     Answer("newcomer-wheel", "wheel", "tests.answers.newcomer_wheel:TimingWheel", False, (
+        Mistake("W-polish-5", r"ValueError", ("W6",),
+                "the constructor takes tick=0 (no ValueError)"),
         Mistake("W-T1", r"the model fires", ("W2", "W-INV-LATE"),
                 "a deadline at the current tick waits for the next tick"),
         Mistake("W-M5", r"inside advance|on the tick thread", ("W3",),
