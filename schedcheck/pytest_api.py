@@ -157,11 +157,13 @@ class Search:
 def _campaign(request: Any) -> bool:
     """A ``schedcheck fuzz`` run (``--schedcheck-db``/``--schedcheck-replay-only``): there
     the suite is Hypothesis's own state-machine test, saving to the shared database."""
-    config = request.config
+    config = getattr(request, "config", None)
     return bool(_option(config, "schedcheck_db") or _option(config, "schedcheck_replay_only"))
 
 
 def _option(config: Any, name: str) -> Any:
+    if config is None:  # a request made outside a pytest run (HypoFuzz, a direct call)
+        return None
     try:
         return config.getoption(name)
     except ValueError:  # the option's plugin is not loaded
@@ -171,7 +173,7 @@ def _option(config: Any, name: str) -> Any:
 def _seed(request: Any, search: Search) -> int:
     if search.seed is not None:
         return search.seed
-    given = _option(request.config, "hypothesis_seed")
+    given = _option(getattr(request, "config", None), "hypothesis_seed")
     if given is not None:
         try:
             return int(given)

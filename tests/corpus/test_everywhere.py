@@ -63,7 +63,7 @@ def test_the_pytest_api_runs_every_corpus_adapter(system: str, adapter: type, pa
 def test_a_buggy_scheduler_adapter_fails_its_class_with_the_clause(
         tmp_path_factory: Any) -> None:
     assert pipeline.core_only("scheduler", Graphlib2)
-    suite = scheduler_suite(Graphlib2, settings=settings(FAST, max_examples=100))()
+    suite = scheduler_suite(Graphlib2, budget=10, seed=1)()  # check's search, fixed by the seed
     with pytest.raises(pytest.fail.Exception, match="S4"):
         suite.test_behaves_like_the_model(_Request(tmp_path_factory))
 
@@ -94,7 +94,8 @@ def test_grade_marks_what_an_adapter_declares_it_lacks_not_graded() -> None:
             return self.inner.enterabs(deadline - 5, 0, fire)
 
     # a declared design never hides a real mistake
-    assert "W-M2" in grade("wheel", FiresEarly, cost=False, name="early").failed
+    early = grade("wheel", FiresEarly, cost=False, name="early").failed
+    assert {"W-M2", "W-T2"} & set(early), early  # never early: shown under the item it broke
 
     class InnerSlip(StdlibSched):
         def run_until(self, now: int) -> None:
