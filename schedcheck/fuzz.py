@@ -168,7 +168,12 @@ def saved_failure(campaign: Campaign) -> Any:
     from schedcheck.harness.result import RunResult
     from schedcheck.targets import load_target
 
-    factory = load_target(campaign.target).factory
+    if campaign.target.startswith("exec:"):  # an implementation in another process
+        from schedcheck.targets.exec import exec_factory
+
+        factory: Any = exec_factory(campaign.target[len("exec:"):], campaign.system)
+    else:
+        factory = load_target(campaign.target).factory
     result = RunResult.fresh(campaign.system, campaign.target)
     machine = pytest_api.suite_machine(campaign.system, factory, name=campaign.target,
                                        tolerance=campaign.tolerance, result=result)

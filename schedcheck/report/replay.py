@@ -202,7 +202,7 @@ def _step_code_and_check(st: Step) -> tuple[str, str | None]:
     return st.code, check
 
 
-def _observed(st: Step, code: str, cx: Counterexample) -> str | None:
+def _observed(st: Step, code: str, cx: Counterexample, in_process: bool = True) -> str | None:
     """On the diverging step: an expression true iff the target did again what it did when
     this was found, if its reply shows it (the step's own ``observed``, else its reply
     compared with the one recorded). None when the reply was the model's own (the clause
@@ -212,7 +212,7 @@ def _observed(st: Step, code: str, cx: Counterexample) -> str | None:
     if st.expected and st.expected == st.actual:
         return None
     if st.actual.startswith(("raises Hang[", "raises OutOfMemory[", "raises StrayThreads[",
-                             *ENDS_PROCESS)):
+                             *(ENDS_PROCESS if in_process else ()))):
         return None  # the step limit reports a hang; memory is the check's own ceiling
     cycle = (cx.snapshot or {}).get("cycle") if cx.clause == "S-ORACLE-CYCLE" else None
     if cycle and st.actual.startswith("raises "):
@@ -253,7 +253,8 @@ def _block(code: str) -> str:
 ENDS_PROCESS = ("raises Crash[", "raises Exit[")
 
 
-def _step_lines(st: Step, cx: Counterexample, aside_since: int | None = None) -> list[str]:
+def _step_lines(st: Step, cx: Counterexample, aside_since: int | None = None, *,
+                in_process: bool = True) -> list[str]:
     """The step's block. ``aside_since``: the first earlier step set aside in this run, after
     which the model followed the target's own answers: its replies are then the wrong
     target's, so they are not compared (a correct implementation differs from them), only
@@ -264,7 +265,7 @@ def _step_lines(st: Step, cx: Counterexample, aside_since: int | None = None) ->
         lines.append(f"#   model:          {model}")
         lines.append(f"#   implementation: {st.actual}    <-- first divergence")
     code, check = _step_code_and_check(st)
-    observed = _observed(st, code, cx) if st.diverged else None
+    observed = _observed(st, code, cx, in_process) if st.diverged else None
     if st.aside and (not st.diverged or observed):
         # the target differed from the model here on a clause set aside in this run, which
         # went on with the model following the target: nothing to compare at this step
@@ -275,7 +276,9 @@ def _step_lines(st: Step, cx: Counterexample, aside_since: int | None = None) ->
         lines.append(f"#   (not compared with the model: since step {aside_since}, set aside, "
                      "the model followed this target's answers)")
         check = None
-    if st.diverged and st.actual.startswith(ENDS_PROCESS):  # the replay survives the step
+    if in_process and st.diverged and st.actual.startswith(ENDS_PROCESS):
+        # the step ended the check's process: the replay runs it in a forked copy of itself
+        # (an --exec target's crash ends only its own child: the proxy reports it in place)
         code = (f"ends_process({st.index}, {st.words!r}, {st.actual!r}, {code!r}, "
                 "globals())")
     lines += [f"with step_limit({st.index}, {st.words!r}, STEP_SECONDS):",
@@ -348,7 +351,7 @@ def replay_script(
         if st.thread and st.thread != lane:
             lines.append(f"# -- thread {st.thread}")
             lane = st.thread
-        lines += _step_lines(st, cx, aside_since)
+        lines += _step_lines(st, cx, aside_since, in_process=not target_spec.startswith("exec:"))
         if st.aside and aside_since is None:
             aside_since = st.index
     lines.append(

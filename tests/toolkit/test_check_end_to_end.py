@@ -50,13 +50,15 @@ def _check(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           text=True, timeout=300)
 
 
-def _assert_counterexample_folder(out: Path, clause: str) -> None:
+def _assert_counterexample_folder(out: Path, clause: str, first: set[str] | None = None) -> None:
+    """``clause`` is broken; the folder's own counterexample is of ``clause`` or of one of
+    ``first`` (the same mistake as a level checked before it sees it)."""
     report = json.loads((out / "report.json").read_text())
     assert report["ok"] is False
     verdicts = {c["id"]: c["verdict"] for c in report["clauses"]}
     assert verdicts[clause] == "broken"
     cx = report["counterexample"]
-    assert cx["clause"] == clause
+    assert cx["clause"] in {clause} | (first or set())
     diverging = next(s for s in cx["steps"] if s["diverged"])
     assert (out / "lanes.dot").exists()
     if render.dot_available():
@@ -73,6 +75,11 @@ def _assert_counterexample_folder(out: Path, clause: str) -> None:
 
 # Shrinking a scheduler counterexample can take a minute on a loaded machine, so the scheduler
 # case reports the first failure unshrunk (--no-shrink); the wheel case shrinks.
+#: the core level's clause for the same mistake (it reaches late reports of older generations
+#: too: an applied stale completion lets the task's current run be claimed again)
+CORE_VIEW = {"S4": {"S-CLAIM-ONCE"}, "W4": set()}
+
+
 @pytest.mark.parametrize(
     ("system", "source", "attr", "clause", "extra"),
     [("scheduler", BROKEN_SCHEDULER, "Scheduler", "S4", ["--examples", "100", "--no-shrink"]),
@@ -86,9 +93,11 @@ def test_broken_target_outside_the_repo_exits_1_with_card_replay_and_pictures(
     assert run.returncode == 1, run.stdout + run.stderr
     card = [ln for ln in run.stdout.splitlines() if ln.startswith("!!")
             and ln[2:].split()[0] not in SEED_RULES]  # a seed point: broken with its rule
-    assert len(card) == 1 and card[0][2:].startswith(clause) and "broken" in card[0]
+    contract = [ln for ln in card if ln[2:].split()[0] not in CORE_VIEW[clause]]
+    assert len(contract) == 1 and contract[0][2:].startswith(clause), card
+    assert all("broken" in ln for ln in card), card
     assert f"schedcheck check {system} answer.py:{attr} --seed 1" in run.stdout
-    _assert_counterexample_folder(tmp_path / "out", clause)
+    _assert_counterexample_folder(tmp_path / "out", clause, CORE_VIEW[clause])
 
 
 @pytest.mark.parametrize(
