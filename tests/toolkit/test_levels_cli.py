@@ -157,7 +157,10 @@ def test_a_scheduler_over_its_limit_that_releases_dependents_on_failure_lists_bo
     assert run.returncode == 1, run.stdout + run.stderr
     broken = sorted(ln[2:].split()[0] for ln in run.stdout.splitlines() if ln.startswith("!!")
                     and ln[2:].split()[0] not in SEED_RULES)  # a seed point has no folder
-    assert broken == ["S-CLAIM-ONCE", "S5"]
+    # one slot too many: S-CLAIM-ONCE; fail() that completes: S5 (fail's rule), or S4 where the
+    # completion it makes releases a dependent the model has blocked (complete's rule)
+    assert "S-CLAIM-ONCE" in broken and {"S4", "S5"} & set(broken), broken
+    assert set(broken) <= {"S-CLAIM-ONCE", "S4", "S5"}, broken
     for clause in broken:
         assert f"clause broken: {clause}" in (tmp_path / "out" / clause / "steps.txt").read_text()
 
