@@ -34,9 +34,9 @@ from schedcheck.model.scheduler import Scheduler, _Task
 
 from schedcheck.contract import (
     Cause,
+    LeaseDetails,
     Outcome,
     Reply,
-    TaskDetails,
     TaskState,
     require_int,
 )
@@ -254,17 +254,20 @@ class LeasedScheduler(Scheduler):
         return out
 
     # ---- reading -------------------------------------------------------------------------
-    def info(self, task_id: Hashable) -> TaskDetails:
-        """D6's details plus the lease: ``attempts``, ``token``, ``expires``."""
-        out = super().info(task_id)
+    def info(self, task_id: Hashable) -> LeaseDetails:
+        """D6's details plus the lease: ``attempts``, ``token``, ``expires``; L8's
+        ``not_before`` and ``result``."""
+        base = super().info(task_id)
+        out = LeaseDetails(*base)
+        out.error, out.optional_failed = base.error, base.optional_failed
         token, expires = self._lease.get(task_id, (None, None))
-        out.attempts = self._attempts.get(task_id, 0)  # type: ignore[attr-defined]
-        out.token = token  # type: ignore[attr-defined]
-        out.expires = expires  # type: ignore[attr-defined]
+        out.attempts = self._attempts.get(task_id, 0)
+        out.token = token
+        out.expires = expires
         waits = out.state in (P, TaskState.READY) and task_id in self._not_before
-        out.not_before = self._not_before[task_id] if waits else None  # type: ignore[attr-defined]
+        out.not_before = self._not_before[task_id] if waits else None
         done = out.state is TaskState.SUCCEEDED
-        out.result = self._result.get(task_id) if done else None  # type: ignore[attr-defined]
+        out.result = self._result.get(task_id) if done else None
         return out
 
     def check_invariants(self) -> None:

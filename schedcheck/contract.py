@@ -126,6 +126,20 @@ class TaskDetails(TaskInfo):
     optional_failed: tuple[Any, ...] = ()  #: optional deps found dead (D6)
 
 
+class LeaseDetails(TaskDetails):
+    """What a durable scheduler's ``info()`` returns (specs/durable.md): TaskDetails plus the
+    lease -- ``attempts`` (claims since the last submit, reclaims included), ``token`` and
+    ``expires`` (None unless RUNNING) -- and L8: ``not_before`` (a retried task waits until
+    then; None unless PENDING/READY after a retry), ``result`` (what its completion reported;
+    None unless SUCCEEDED)."""
+
+    attempts: int = 0
+    token: int | None = None
+    expires: float | None = None
+    not_before: float | None = None
+    result: Any = None
+
+
 def details(task_id: Any, generation: int, state: TaskState, cause: Cause | None,
             error: Any, optional_failed: tuple[Any, ...]) -> TaskDetails:
     """A TaskDetails with its D6 attributes set."""

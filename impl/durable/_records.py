@@ -14,8 +14,8 @@ from schedcheck.impl.durable._store import decode_id
 from schedcheck.contract import (
     DEAD,
     Cause,
+    LeaseDetails,
     Outcome,
-    TaskDetails,
     TaskState,
     require_hashable,
 )
@@ -83,18 +83,8 @@ class Renewal(NamedTuple):
     expires: float | None
 
 
-class DurableDetails(TaskDetails):
-    """``info()``: the contract's TaskInfo (compares as the 4-tuple) plus ``error`` and
-    ``optional_failed`` (D6) and the lease: ``attempts`` (claims of this task since its last
-    submit, reclaims included), ``token`` and ``expires`` (None unless RUNNING); and L8:
-    ``not_before`` (a retried task waits until then; None unless PENDING/READY after a
-    retry), ``result`` (what its completion reported; None unless SUCCEEDED)."""
-
-    attempts: int = 0
-    token: int | None = None
-    expires: float | None = None
-    not_before: float | None = None
-    result: Any = None
+#: ``info()``'s record: the contract's lease details (schedcheck.contract.LeaseDetails)
+DurableDetails = LeaseDetails
 
 
 #: the longest wait between two attempts of a task (seconds), before jitter

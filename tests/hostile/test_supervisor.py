@@ -114,12 +114,19 @@ def test_a_child_dies_with_its_parent() -> None:
         if pid == 0:  # the middle process: supervises a sleeping target, then is killed
             run_supervised(target, step_seconds=60.0)
             os._exit(0)
-        time.sleep(0.5)
-        grandchildren = [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children")
-                         .read_text().split()]
+        children = Path(f"/proc/{pid}/task/{pid}/children")
+        grandchildren: list[int] = []
+        for _ in range(1000):  # until the middle one has forked its target (bounded: 10 s)
+            grandchildren = [int(p) for p in children.read_text().split()]
+            if grandchildren:
+                break
+            time.sleep(0.01)
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
-        time.sleep(0.5)
+        for _ in range(1000):  # the parent-death signal is delivered at once; bounded: 10 s
+            if not any(_alive(g) for g in grandchildren):
+                break
+            time.sleep(0.01)
         return sum(_alive(g) for g in grandchildren) + 100 * (not grandchildren)
 
     got = run_supervised(middle, step_seconds=30.0)

@@ -216,9 +216,8 @@ class LeaseMachine(RuleBasedStateMachine):
             act = _call(self.target.info, tid)
             if exp[0] == "ok":
                 m, t = self.model.info(tid), self.target.info(tid)
-                exp = ("ok", (adapt.norm_info(m), m.error, m.attempts,  # type: ignore[attr-defined]
-                              m.token, m.expires, m.not_before,  # type: ignore[attr-defined]
-                              m.result))  # type: ignore[attr-defined]
+                exp = ("ok", (adapt.norm_info(m), m.error, m.attempts, m.token, m.expires,
+                              m.not_before, m.result))
                 act = ("ok", (adapt.norm_info(t), getattr(t, "error", None),
                               getattr(t, "attempts", None), getattr(t, "token", None),
                               getattr(t, "expires", None), getattr(t, "not_before", None),
