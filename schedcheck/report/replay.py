@@ -211,6 +211,9 @@ def _observed(st: Step, code: str, cx: Counterexample, in_process: bool = True) 
         return st.again
     if st.expected and st.expected == st.actual:
         return None
+    if st.actual.startswith("raises StrayThreads[") and in_process:
+        # the call returned and left threads running: it does again if one is still alive
+        return STRAY_THREADS
     if st.actual.startswith(("raises Hang[", "raises OutOfMemory[", "raises StrayThreads[",
                              *(ENDS_PROCESS if in_process else ()))):
         return None  # the step limit reports a hang; memory is the check's own ceiling
@@ -249,6 +252,9 @@ def _block(code: str) -> str:
     return f"{body}\n        pass" if only_comments else body
 
 
+#: True after a step iff a thread other than the main one, not a daemon, is still running
+STRAY_THREADS = ("any(t.is_alive() and not t.daemon for t in __import__('threading').enumerate()"
+                 " if t is not __import__('threading').main_thread())")
 #: How a step that ended the check's process reads (``schedcheck.supervised``).
 ENDS_PROCESS = ("raises Crash[", "raises Exit[")
 

@@ -242,7 +242,7 @@ def ends_process(index: int, words: str, actual_then: str, code: str,
     """Run one step's ``code`` (in ``names``) in a forked copy of this process: a step that
     ended the check's process (a crash, an exit) fails the replay here with an
     AssertionError instead of taking the replay down; a step that returns lets the replay go
-    on (where there is no fork, the step runs here)."""
+    on, running the step again here (where there is no fork, it runs here only)."""
     if not hasattr(os, "fork"):
         exec(code, names)
         return
@@ -265,6 +265,9 @@ def ends_process(index: int, words: str, actual_then: str, code: str,
         os.waitpid(pid, 0)
         raise
     if os.WIFEXITED(status) and os.WEXITSTATUS(status) == _STEP_RETURNED:
+        # the step ends no process any more: run it here too, so that what it returns and
+        # what it changes are this replay's (the steps after it, and its own check, need them)
+        exec(code, names)
         return
     how = (f"was killed by {signal.Signals(os.WTERMSIG(status)).name}"
            if os.WIFSIGNALED(status) else f"exited with status {os.WEXITSTATUS(status)}")

@@ -68,6 +68,36 @@ def test_a_misbehaving_call_is_a_verdict_and_nothing_is_left_running(
     assert (tmp_path / "out" / "report.json").exists()
     assert children() == []
     assert threads() == before, [t.name for t in threading.enumerate()]
+    if kind in REPLAYED:
+        _replay_fails_on_it_and_passes_once_fixed(tmp_path / "out", system)
+
+
+#: kinds whose counterexample's replay.py is run here (memory and recursion depend on the
+#: machine's limits, a lock's replay is the spin's)
+REPLAYED = ("exit", "segfault", "spin", "thread")
+BUNDLED = {"scheduler": "schedcheck.impl:Scheduler", "wheel": "schedcheck.impl:HashedTimingWheel"}
+
+
+def _replay_fails_on_it_and_passes_once_fixed(out: Path, system: str) -> None:
+    """The misbehaving call's replay.py: the AssertionError at its printed step on the
+    hostile target, with plain python3; exit 0 with ``--target`` on the bundled one."""
+    import json
+    import subprocess
+    import sys
+
+    report = json.loads((out / "report.json").read_text())
+    cx = next(c for c in [report["counterexample"], *report["other_counterexamples"]]
+              if c["steps"] and c["steps"][-1]["actual"].startswith("raises "))
+    assert cx["replay_check"].startswith("verified"), cx["replay_check"]
+    script = next(p for p in (out / cx["clause"] / "replay.py", out / "replay.py") if p.exists())
+    last = cx["steps"][-1]["index"]
+    run = [sys.executable, "-I", script.name]
+    hostile = subprocess.run(run, cwd=script.parent, capture_output=True, text=True, timeout=60)
+    assert hostile.returncode == 1 and f"AssertionError: step {last} " in hostile.stderr, \
+        hostile.stderr[-1500:]
+    fixed = subprocess.run([*run, "--target", BUNDLED[system]], cwd=script.parent,
+                           capture_output=True, text=True, timeout=60)
+    assert fixed.returncode == 0 and "did not reproduce" in fixed.stdout, fixed.stderr[-1500:]
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux's /proc")

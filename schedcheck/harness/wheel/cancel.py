@@ -84,6 +84,7 @@ class WheelCancels(WheelChecks):
                 factory_code(led.tick, led.wheel_size, assign="other", **start),
                 f"foreign = other.schedule(deadline={when}, "
                 "callback=make_callback('cb_foreign'))"]
+            self.announce_preamble()
             built = observe(self.factory, led.tick, led.wheel_size, **start)
             step = self.trace.add(self._preamble_extra[0], "build a second wheel")
             if not built.ok:

@@ -29,7 +29,7 @@ from typing import Any, NoReturn
 import hypothesis
 
 from schedcheck import contract
-from schedcheck.harness import guard
+from schedcheck.harness import guard, supervisor
 from schedcheck.harness.common import Observed, SuiteMachine, call_code, observe
 from schedcheck.harness.outcomes import observe_each
 from schedcheck.harness.result import Step
@@ -123,11 +123,12 @@ class WheelChecks(SuiteMachine):
     def new_callback(self, raises: bool) -> tuple[str, Callback, Callback]:
         name = f"cb_{len(self.callbacks)}"
         self.callbacks[name] = "raises" if raises else "ok"
+        self.announce_preamble()
         return (name, Callback(name, raises, self.t_side.log),
                 Callback(name, raises, self.m_side.log))
 
-    def snapshot(self) -> dict[str, Any]:
-        snap = self.ledger.snapshot()
+    def preamble(self) -> list[str]:
+        """The lines a replay runs before its steps: the executor and the named callbacks."""
         policy = self.executor.policy if self.executor else None
         preamble = ["from schedcheck.harness.wheel.fixtures import RecordingExecutor, "
                     "make_callback"]
@@ -135,8 +136,18 @@ class WheelChecks(SuiteMachine):
             preamble.append(f"executor = RecordingExecutor({policy!r})")
         preamble += [f"{n} = make_callback({n!r}{', raises=True' if kind == 'raises' else ''})"
                      for n, kind in self.callbacks.items()]
-        snap.update(preamble=preamble + self._preamble_extra, callbacks=dict(self.callbacks),
-                    executor=policy)
+        return preamble + self._preamble_extra
+
+    def announce_preamble(self) -> None:
+        """In a supervised child, the preamble as it now stands goes to the parent: a call that
+        ends the child leaves a counterexample whose replay needs it."""
+        if supervisor.active():
+            supervisor.send("preamble", self.preamble())
+
+    def snapshot(self) -> dict[str, Any]:
+        snap = self.ledger.snapshot()
+        snap.update(preamble=self.preamble(), callbacks=dict(self.callbacks),
+                    executor=self.executor.policy if self.executor else None)
         return snap
 
     # ---------------------------------------------------------------- helpers

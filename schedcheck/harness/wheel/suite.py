@@ -121,6 +121,7 @@ class WheelMachine(AdvanceRules, WheelCancels):
         self.options = options
         self.t_side, self.m_side = Side(policy), Side(policy)
         self.executor = self.t_side.executor
+        self.announce_preamble()
         t_opts, m_opts = dict(options), dict(options)
         if policy:
             t_opts["executor"], m_opts["executor"] = self.t_side.executor, self.m_side.executor
