@@ -270,7 +270,7 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str
             listener: Any = heard.append if collector.value is not None else None
             with collector.with_value(listener):
                 run_suite(fresh, result, chosen, keep_database=True, context=ctx)
-            result.hypothesis_statistics = heard  # type: ignore[attr-defined]
+            result.hypothesis_statistics = heard
             if result.counterexample is not None:
                 # the one reduction every stage shares: delta debugging over the failing
                 # run's atomic program (Hypothesis's shrinker ran first, as the database
@@ -284,7 +284,7 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str
         # failure of this test, and nothing of the target outlives it in this session
         try:
             result = run_in_child(system, factory, run, target_name=name)
-            for stats in getattr(result, "hypothesis_statistics", ()):
+            for stats in result.hypothesis_statistics:
                 note_statistics(stats)  # what the child's run told Hypothesis's collector
         except unittest.SkipTest:
             return False

@@ -210,6 +210,9 @@ class RunResult:
     #: the scaling clause's two runs (n, factor, the steps at each size, the ratio, the
     #: threshold), when it ran: a broken cost clause's counterexample
     cost_figures: dict[str, Any] = field(default_factory=dict)
+    #: what the run told Hypothesis's statistics collector (a supervised child's run hands
+    #: them to the pytest process, whose report shows them)
+    hypothesis_statistics: list[Any] = field(default_factory=list)
 
     @classmethod
     def fresh(cls, system: str, target: str) -> RunResult:
