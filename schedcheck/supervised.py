@@ -225,7 +225,7 @@ class _Watch:
         from schedcheck.pipeline import SCALING_SECONDS
 
         if self.stage == "scaling":
-            return self.stage_started + SCALING_SECONDS + 5.0
+            return self.stage_started + (SCALING_SECONDS + 5.0)
         if self.stage == "rounds":
             return self.stage_started + ROUNDS_SECONDS
         return self.hard

@@ -49,11 +49,11 @@ def test_the_watch_follows_the_stages_and_their_deadlines() -> None:
     watch.handle(("bar_end",))
     watch.handle(("bar", "scheduler mine.py:S (scaling clause)", None))
     scaling = watch.deadline()
-    assert scaling is not None and scaling - watch.stage_started == 35.0
+    assert scaling is not None and scaling == watch.stage_started + 35.0  # float: no subtraction
     watch.handle(("bar_end",))
     watch.handle(("bar", "scheduler mine.py:S (concurrent rounds)", 10))
     rounds = watch.deadline()
-    assert rounds is not None and rounds - watch.stage_started == ROUNDS_SECONDS
+    assert rounds is not None and rounds == watch.stage_started + ROUNDS_SECONDS
     watch.close()
     assert heard == [(30.0, "limit"), (ROUNDS_SECONDS, "limit")]
     assert opened == ["scheduler mine.py:S", "scheduler mine.py:S (scaling clause)",
