@@ -17,7 +17,10 @@ wheel 0.97-1.40 and hierarchical wheel 0.95-0.98 over 5 runs each. Against that,
 that rescans every task in C (a builtin ``min`` over all of them) measured 3.16-4.31 over 20
 runs at n=128, and a timer queue whose cancel is a C-level ``list.remove`` 6.86-8.50 over 5.
 The threshold, 2.5, is 1.5 times the highest noise seen and below the lowest C-level linear
-cost seen. The timed ratio is taken only when the counted one holds.
+cost seen. A ratio above it is taken again (up to :data:`TIMED_TAKES` takes, the lowest kept):
+a burst of load from another process during one take once read 2.5+ for a linear wheel while
+the test suite and a second check shared 2 cores; work that grows with n is high in every
+take. The timed ratio is taken only when the counted one holds.
 """
 
 from __future__ import annotations
@@ -32,8 +35,8 @@ from dataclasses import dataclass
 from schedcheck.harness.opcount import StepCounter
 from schedcheck.harness.result import BROKEN, HELD
 
-__all__ = ["TIMED_SAMPLES", "TIMED_THRESHOLD", "ScalingResult", "ScalingTimeout", "cost_ratio",
-           "measure_scaling", "timed_ratio"]
+__all__ = ["TIMED_SAMPLES", "TIMED_TAKES", "TIMED_THRESHOLD", "ScalingResult", "ScalingTimeout",
+           "cost_ratio", "measure_scaling", "timed_ratio"]
 
 
 @dataclass
@@ -65,16 +68,35 @@ class ScalingTimeout(Exception):
 TIMED_SAMPLES = 5
 #: A timed per-item ratio above this breaks a cost clause (see the module docstring's noise).
 TIMED_THRESHOLD = 2.5
+#: Takes of the timed ratio at most: one above the threshold is taken again (the lowest kept).
+TIMED_TAKES = 3
 
 
 def timed_ratio(small: Callable[[], object], large: Callable[[], object], *,
-                samples: int = TIMED_SAMPLES,
+                samples: int = TIMED_SAMPLES, takes: int = TIMED_TAKES,
                 clock: Callable[[], float] = time.perf_counter) -> tuple[float, float, float]:
     """``(ratio, median small, median large)``: the time of ``large()`` over the time of
     ``small()``, each the median of ``samples`` runs, interleaved (small, large, small ...),
     with the garbage collector on as in production. The two must handle the same number of
     items (the caller repeats the small workload ``factor`` times, say), so the ratio is
-    the per-item cost ratio: ~1 when linear, ~factor when each item costs O(n)."""
+    the per-item cost ratio: ~1 when linear, ~factor when each item costs O(n).
+
+    A ratio above :data:`TIMED_THRESHOLD` is taken again, up to ``takes`` times in all, and
+    the lowest take is returned: a burst of load during one take (another process on the
+    same cores) does not break a clause, work that grows with n shows in every take."""
+    best: tuple[float, float, float] | None = None
+    for _ in range(max(takes, 1)):
+        taken = _take(small, large, samples, clock)
+        if best is None or taken[0] < best[0]:
+            best = taken
+        if best[0] <= TIMED_THRESHOLD:
+            break
+    assert best is not None
+    return best
+
+
+def _take(small: Callable[[], object], large: Callable[[], object], samples: int,
+          clock: Callable[[], float]) -> tuple[float, float, float]:
     was = gc.isenabled()
     gc.enable()
     try:
@@ -163,7 +185,8 @@ def measure_scaling(
             clock=clock)
         text += (f"; timed (work in C included): {factor} runs at n={n} "
                  f"{t_small * 1000:.1f} ms, one at n={n * factor} {t_large * 1000:.1f} ms "
-                 f"(medians of {TIMED_SAMPLES}, collector on) -- ratio {seconds:.2f} "
+                 f"(medians of {TIMED_SAMPLES}, collector on, the lowest of up to "
+                 f"{TIMED_TAKES} takes) -- ratio {seconds:.2f} "
                  f"(threshold {TIMED_THRESHOLD:g}, set from measured noise)")
         verdict = HELD if seconds <= TIMED_THRESHOLD else BROKEN
     text += f": {verdict}"

@@ -40,6 +40,27 @@ def test_the_timed_ratio_compares_medians_of_the_same_number_of_items() -> None:
     assert (ratio, small, large) == (8.0, 8.0, 64.0)
 
 
+def test_a_burst_of_load_in_one_take_is_taken_again_and_growth_in_every_take_is_kept() -> None:
+    clock = FakeClock()
+    runs = 0
+
+    def small() -> None:
+        clock.work(8)
+
+    def large_under_a_burst() -> None:  # the first take's runs are slowed by another process
+        nonlocal runs
+        runs += 1
+        clock.work(64 if runs <= 4 else 8)  # warm-up + 3 samples of the first take
+
+    assert scaling.timed_ratio(small, large_under_a_burst, samples=3, takes=1,
+                               clock=clock)[0] == 8.0  # one take alone: the burst reads as growth
+    runs = 0
+    ratio, _, _ = scaling.timed_ratio(small, large_under_a_burst, samples=3, clock=clock)
+    assert ratio == 1.0 and runs == 8  # taken again once, the lowest kept
+    growing, _, _ = scaling.timed_ratio(small, lambda: clock.work(64), samples=3, clock=clock)
+    assert growing == 8.0  # high in every take: it stays high
+
+
 def _workload(clock: FakeClock, per_item: Callable[[int], float]) -> Callable[..., None]:
     def run(size: int, give_up: Any = None) -> None:
         items = []

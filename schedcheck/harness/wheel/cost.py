@@ -48,7 +48,13 @@ from typing import Any
 from schedcheck.harness.common import ScalingResult
 from schedcheck.harness.opcount import StepCounter
 from schedcheck.harness.result import BROKEN, HELD
-from schedcheck.harness.scaling import TIMED_SAMPLES, TIMED_THRESHOLD, cost_ratio, timed_ratio
+from schedcheck.harness.scaling import (
+    TIMED_SAMPLES,
+    TIMED_TAKES,
+    TIMED_THRESHOLD,
+    cost_ratio,
+    timed_ratio,
+)
 
 __all__ = ["check_wheel_scaling", "parked_tick", "stall_parked_tick"]
 
@@ -158,8 +164,9 @@ def _calls(small: Any, large: Any, factor: int,
         return ratios, f"{words}; not timed: {_raised(exc)}", None
     return ratios, (f"{words}; timed (work in C included), {CALLS * CHURNS} schedules and "
                     f"cancels {t_small * 1000:.2f} ms and {t_large * 1000:.2f} ms (medians of "
-                    f"{TIMED_SAMPLES}, collector on) -- ratio {timed:.2f} (threshold "
-                    f"{TIMED_THRESHOLD:g}, set from measured noise)"), timed
+                    f"{TIMED_SAMPLES}, collector on, the lowest of up to {TIMED_TAKES} takes) -- "
+                    f"ratio {timed:.2f} (threshold {TIMED_THRESHOLD:g}, set from measured "
+                    "noise)"), timed
 
 
 def _churn(wheel: Any) -> None:
