@@ -11,7 +11,8 @@
 // the checker. Declared, not re-implemented: no generations, cancel, close or info; ready
 // tasks in its own (priority) order; no refusal of malformed arguments; and reports only for
 // tasks it started, as its own promises are the only way to report.
-// Verdict (tests/corpus/test_corpus_npm.py): see the test.
+// Verdict (tests/corpus/test_corpus_npm.py, core level): every checked clause held, S5 (a failure
+// never releases its dependants) included.
 "use strict";
 const { PGraph } = require("p-graph");
 
