@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+
 import pytest
 
 from tests.languages.helpers import SHIMS, need, run_check
