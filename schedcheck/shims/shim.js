@@ -127,7 +127,8 @@ function callWheel(inst, method, args) {
     const owner = instances.get(ref.instance);
     const h = owner && owner.handles.get(ref.handle);
     if (h === undefined) throw new ProtocolTypeError(`no handle ${JSON.stringify(ref)}`);
-    return methodOf(obj, "cancel").call(obj, h);
+    const stopped = methodOf(obj, "cancel").call(obj, h);
+    return stopped === undefined ? null : stopped; // a void cancel() replies null
   }
   const value = methodOf(obj, method).apply(obj, args);
   if (method === "schedule" || method === "schedule_after") {
