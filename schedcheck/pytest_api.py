@@ -296,6 +296,12 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str
     # ``request``, not ``tmp_path_factory``: HypoFuzz sets up a test's fixtures outside a
     # pytest run, where the temporary directory does not exist; it is made only on a failure
     def test_behaves_like_the_model(self: Any, request: Any) -> None:
+        try:
+            _behaves_like_the_model(self, request)
+        finally:
+            _idle(factory)
+
+    def _behaves_like_the_model(self: Any, request: Any) -> None:
         import pytest
         from hypothesis import Phase
 
@@ -323,6 +329,12 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str
         test_behaves_like_the_model._hypothesis_state_machine_class = machine  # type: ignore[attr-defined]
 
     def test_cost_grows_linearly(self: Any) -> None:
+        try:
+            _cost_grows_linearly()
+        finally:
+            _idle(factory)
+
+    def _cost_grows_linearly() -> None:
         import pytest
 
         from schedcheck import supervised, systems
@@ -340,6 +352,7 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str
             pytest.fail(f"{cost} broken: the cost per item grew with the size\n"
                         + "".join(f"{n}\n" for n in said) + card_text(result), pytrace=False)
 
+    _idle(factory)  # the probe's child: each test starts its own
     doc = f"schedcheck's {system} suite against {name} (see schedcheck.pytest_api)."
     return type(
         f"{system.capitalize()}Suite",
@@ -354,6 +367,15 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str
             "test_cost_grows_linearly": test_cost_grows_linearly,
         },
     )
+
+
+def _idle(factory: Callable[..., Any]) -> None:
+    """Shut down the child of an ``exec=`` target (it restarts at its next use): a child
+    process kept between tests would outlive the test that needed it."""
+    from schedcheck.targets.exec import ExecTarget
+
+    if isinstance(factory, ExecTarget):
+        factory.close()
 
 
 def _exec_target(system: str, factory: Callable[..., Any] | None, command: str | None,
@@ -377,7 +399,8 @@ def scheduler_suite(factory: Callable[..., Any] | None = None, settings: Any = N
                     exec: str | None = None) -> type:
     """A pytest test class running the scheduler suite against ``factory(max_concurrency)``,
     or against the implementation ``exec="COMMAND ..."`` serves (any language, through
-    ``specs/protocol.md``; the child starts when the class is made): ``schedcheck check``'s
+    ``specs/protocol.md``; a child runs while the class is made and during each test, and
+    is shut down after it): ``schedcheck check``'s
     search with its ``budget`` (seconds) or ``examples``, ``seed`` and ``keep_going`` (every
     broken clause, not only the first); ``settings`` instead runs the suite's state machine
     under Hypothesis with those settings."""

@@ -375,6 +375,15 @@ class ExecTarget:
         session.start()
         return session
 
+    def close(self) -> None:
+        """Shut this target's child down (the next instance starts a fresh one): nothing of
+        the target is left running between the checks of a session."""
+        key = (self.command, self.system, self.cwd)
+        with _SESSIONS_LOCK:
+            session = _SESSIONS.pop(key, None)
+        if session is not None:
+            session.shutdown()
+
     def __call__(self, *args: Any, **options: Any) -> Any:
         if "executor" in options:
             raise TypeError("an --exec target takes no executor: callbacks stay on the "

@@ -3,6 +3,9 @@ language (here JavaScript through the Node shim)."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 from hypothesis import settings
 
@@ -12,11 +15,24 @@ from tests.languages.helpers import need, node_command
 PINNED = settings(max_examples=10, derandomize=True, database=None, deadline=None)
 
 
+def children() -> list[str]:
+    """This process's child processes (from /proc, every thread's list)."""
+    pids: list[str] = []
+    for task in os.listdir(f"/proc/{os.getpid()}/task"):
+        try:
+            pids += Path(f"/proc/{os.getpid()}/task/{task}/children").read_text().split()
+        except OSError:
+            continue
+    return pids
+
+
 def test_a_suite_class_of_a_javascript_wheel_passes(request: pytest.FixtureRequest) -> None:
     need("node")
     suite = wheel_suite(exec=node_command("wheel.js", "HashedWheel"), settings=PINNED)
     assert suite.machine is not None
+    assert children() == []  # the probe's child is gone once the class is made
     suite().test_behaves_like_the_model(request)
+    assert children() == []  # and each test's once it ends
 
 
 def test_a_suite_class_of_a_javascript_mistake_fails_with_its_steps(
@@ -27,6 +43,7 @@ def test_a_suite_class_of_a_javascript_mistake_fails_with_its_steps(
         suite().test_behaves_like_the_model(request)
     assert "first divergence" in str(failed.value)
     assert "exec:node" in str(failed.value)
+    assert children() == []
 
 
 def test_a_factory_and_exec_together_are_refused() -> None:
