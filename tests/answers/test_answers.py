@@ -92,12 +92,19 @@ def test_every_answer_lists_mistakes_of_items_and_clauses_that_exist() -> None:
             assert m.clauses and set(m.clauses) <= clauses, m
 
 
+#: the tests that read the answers' grade cards run in one xdist worker: each card is graded
+#: once (``_card`` is cached per process; ``scripts/test`` uses ``--dist loadgroup``)
+GRADED = pytest.mark.xdist_group("answers-graded")
+
+
+@GRADED
 def test_grade_reports_the_listed_mistakes_each_under_its_item() -> None:
     listed = [(a, m) for a in ANSWERS for m in a.mistakes if m.graded]
     missed = [f"{a.name}: {m.item} {m.what}" for a, m in listed if not _shown(_card(a.name), m)]
     assert len(listed) - len(missed) >= FOUND * len(listed), "\n".join(missed)
 
 
+@GRADED
 @pytest.mark.parametrize("answer", ANSWERS, ids=lambda a: a.name)
 def test_grade_fails_no_item_whose_subject_is_right(answer: Answer) -> None:
     card = _card(answer.name)
@@ -126,8 +133,11 @@ MISSES = int((1 - FOUND) * sum(len(a.mistakes) for a in ANSWERS))
 
 
 def _checked() -> list[Any]:
-    return [pytest.param(a, id=a.name, marks=pytest.mark.nightly(reason=_SLOW_CHECK[a.name])
-                         if a.name in _SLOW_CHECK else ()) for a in ANSWERS]
+    """The answers, each in its own xdist group: the two tests of an answer share one cached
+    check run when they run in the same worker (``scripts/test`` uses ``--dist loadgroup``)."""
+    return [pytest.param(a, id=a.name, marks=[pytest.mark.xdist_group(f"answer-{a.name}"), *(
+        [pytest.mark.nightly(reason=_SLOW_CHECK[a.name])] if a.name in _SLOW_CHECK else [])])
+        for a in ANSWERS]
 
 
 @pytest.mark.parametrize("answer", _checked())
@@ -185,6 +195,7 @@ def _replay(script: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=120, check=False)
 
 
+@GRADED
 @pytest.mark.parametrize("answer", ANSWERS, ids=lambda a: a.name)
 def test_an_answer_grade_fails(answer: Answer) -> None:
     assert _card(answer.name).failed

@@ -6,6 +6,8 @@ unless an HTML comment right above it (no blank line between) says otherwise. Di
 per comment:
 
 * ``<!-- not run: REASON -->`` -- the block is not run; the reason is shown to the reader too;
+* ``<!-- nightly: REASON -->`` -- the block (and the chain it starts) runs only in the nightly
+  run (``scripts/test -m nightly``): it takes a minute or more, for REASON;
 * ``<!-- exits N -->`` -- the block's last command exits with status N (default 0);
 * ``<!-- file: NAME -->`` -- a Python block is saved as NAME in the workspace, then run;
 * ``<!-- continues -->`` -- the block runs after the runnable block above it on the same page,
@@ -24,7 +26,8 @@ RUNNABLE = frozenset({"sh", "bash", "shell", "console", "python"})
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>```+|~~~+)\s*(?P<lang>[\w+-]*)\s*$")
 _COMMENT = re.compile(r"^\s*<!--\s*(?P<body>.*?)\s*-->\s*$")
 _DIRECTIVE = re.compile(
-    r"^(?:not run:\s*(?P<reason>\S.*)|exits\s+(?P<exits>\d+)|file:\s*(?P<file>[\w./-]+)"
+    r"^(?:not run:\s*(?P<reason>\S.*)|nightly:\s*(?P<nightly>\S.*)|exits\s+(?P<exits>\d+)"
+    r"|file:\s*(?P<file>[\w./-]+)"
     r"|(?P<continues>continues))$")
 
 
@@ -37,6 +40,7 @@ class Block:
     lang: str  #: the fence's language ("" when it has none)
     text: str  #: the block's body, its indentation removed
     not_run: str | None = None  #: the reason it is not run, or None
+    nightly: str | None = None  #: why it runs only in the nightly run, or None
     exits: int = 0  #: the exit status its last command must end with
     file: str | None = None  #: the name a Python block is saved as
     continues: bool = False  #: runs after the runnable block above it, in its workspace
@@ -61,9 +65,11 @@ def _apply(block: Block, body: str) -> None:
     if m is None:
         # any other comment right above a block is a typo of a directive until shown otherwise
         block.errors.append(f"unknown directive <!-- {body} --> (expected 'not run: REASON', "
-                            "'exits N', 'file: NAME' or 'continues')")
+                            "'nightly: REASON', 'exits N', 'file: NAME' or 'continues')")
     elif m["reason"]:
         block.not_run = m["reason"]
+    elif m["nightly"]:
+        block.nightly = m["nightly"]
     elif m["exits"]:
         block.exits = int(m["exits"])
     elif m["file"]:

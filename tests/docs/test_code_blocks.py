@@ -80,7 +80,9 @@ def _run(block: Block, ws: Path) -> None:
             f"--- stderr (tail)\n{done.stderr[-3000:]}")
 
 
-@pytest.mark.parametrize("chain", CHAINS, ids=[c[0].where for c in CHAINS])
+@pytest.mark.parametrize("chain", [
+    pytest.param(c, marks=pytest.mark.nightly(reason=c[0].nightly)) if c[0].nightly else c
+    for c in CHAINS], ids=[c[0].where for c in CHAINS])
 def test_the_block_runs_and_exits_as_its_page_says(chain: list[Block], tmp_path: Path) -> None:
     if sys.platform == "win32":  # pragma: no cover - the blocks are bash and POSIX paths
         pytest.skip("the blocks are written for a POSIX shell")
@@ -102,7 +104,10 @@ def test_every_block_has_a_language_and_valid_directives() -> None:
                 problems.append(f"{block.where}: 'file:' is for python blocks")
             if block.continues and not seen_runnable:
                 problems.append(f"{block.where}: 'continues' with no runnable block above it")
-            if block.lang not in RUNNABLE and (block.not_run or block.exits or block.continues):
+            if block.nightly and block.continues:
+                problems.append(f"{block.where}: 'nightly' goes on the first block of a chain")
+            if block.lang not in RUNNABLE and (block.not_run or block.exits or block.continues
+                                               or block.nightly):
                 problems.append(f"{block.where}: a directive on a {block.lang!r} block, "
                                 "which is never run")
             seen_runnable = seen_runnable or block.runnable

@@ -22,9 +22,9 @@ from schedcheck.pipeline import run_search
 from schedcheck.systems import get
 from schedcheck.zoo.catalogue import Mutant, all_mutants
 
-#: seeds 0 and 1 in every run; 2-9 nightly (the goals below were measured on 0-9)
-SEEDS = (0, 1, *(pytest.param(s, marks=pytest.mark.nightly(
-    reason="eight more seeds of every entry: minutes")) for s in range(2, 10)))
+#: seed 0 in every run; 1-9 nightly (the goals below were measured on 0-9)
+SEEDS = (0, *(pytest.param(s, marks=pytest.mark.nightly(
+    reason="nine more seeds of every entry: minutes")) for s in range(1, 10)))
 #: the search's example budget here: every entry dies well inside it on seeds 0-9
 EXAMPLES = 600
 #: the goal for a single-rule mistake; measured on seeds 0-9: median 3, max 8
