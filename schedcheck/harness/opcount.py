@@ -13,12 +13,18 @@ counts as one call) and work on other threads. A target whose per-item cost hide
 therefore judged by its Python-level steps only; the bundled implementations and the zoo's
 cost mutants do their work in Python.
 
+The garbage collector's callbacks (``gc.callbacks``: Hypothesis keeps one that times each
+collection) are not the target's work, and a collection lands wherever the allocations of the
+whole process put it: they are set aside while a counter is active, so the same block counts
+the same steps whatever ran before it.
+
 Tracing makes the counted code several times slower; the clauses keep the sizes small (the
 count, not the time, is judged).
 """
 
 from __future__ import annotations
 
+import gc
 import sys
 from pathlib import Path
 from types import FrameType, TracebackType
@@ -38,6 +44,7 @@ class StepCounter:
         self.steps = 0
         self.limit = limit
         self._previous: Any = None
+        self._callbacks: list[Any] = []
         self._skip: dict[str, bool] = {}
 
     @property
@@ -66,6 +73,8 @@ class StepCounter:
         return self._line
 
     def __enter__(self) -> StepCounter:
+        self._callbacks = gc.callbacks[:]
+        gc.callbacks.clear()
         self._previous = sys.gettrace()
         sys.settrace(self._call)
         return self
@@ -73,3 +82,5 @@ class StepCounter:
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         sys.settrace(self._previous)
+        added = [cb for cb in gc.callbacks if cb not in self._callbacks]
+        gc.callbacks[:] = self._callbacks + added

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 from schedcheck.harness.opcount import StepCounter
 from schedcheck.harness.scheduler.oracles import check_scheduler_scaling, layered_deps
 
@@ -44,6 +46,24 @@ def test_code_of_the_harness_is_not_counted() -> None:
     with StepCounter() as counter:
         layered_deps(500)  # schedcheck/harness: the workload's own driver
     assert counter.steps == 0
+
+
+def test_a_garbage_collector_callback_is_not_counted_and_stays_registered() -> None:
+    heard: list[str] = []
+
+    def timing(phase: str, info: dict[str, int]) -> None:  # like Hypothesis's gc timer
+        heard.append(phase)
+
+    gc.callbacks.append(timing)
+    try:
+        with StepCounter() as counter:
+            gc.collect()  # a collection lands inside the block
+        assert counter.steps == 0 and heard == []
+        assert timing in gc.callbacks
+        gc.collect()
+        assert heard == ["start", "stop"]
+    finally:
+        gc.callbacks.remove(timing)
 
 
 def test_the_counter_reports_when_it_is_over_its_limit() -> None:
