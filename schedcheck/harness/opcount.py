@@ -13,10 +13,11 @@ counts as one call) and work on other threads. A target whose per-item cost hide
 therefore judged by its Python-level steps only; the bundled implementations and the zoo's
 cost mutants do their work in Python.
 
-The garbage collector's callbacks (``gc.callbacks``: Hypothesis keeps one that times each
-collection) are not the target's work, and a collection lands wherever the allocations of the
-whole process put it: they are set aside while a counter is active, so the same block counts
-the same steps whatever ran before it.
+The garbage collector is not the target's work either, and a collection lands wherever the
+allocations of the whole process put it, running its callbacks (``gc.callbacks``: Hypothesis
+keeps one that times each collection) and the finalizers of garbage that earlier code left.
+So a counter collects once before it starts, and while it is active automatic collection is
+off and the callbacks are set aside: the same block counts the same steps whatever ran before.
 
 Tracing makes the counted code several times slower; the clauses keep the sizes small (the
 count, not the time, is judged).
@@ -45,6 +46,7 @@ class StepCounter:
         self.limit = limit
         self._previous: Any = None
         self._callbacks: list[Any] = []
+        self._collecting = True
         self._skip: dict[str, bool] = {}
 
     @property
@@ -75,6 +77,9 @@ class StepCounter:
     def __enter__(self) -> StepCounter:
         self._callbacks = gc.callbacks[:]
         gc.callbacks.clear()
+        gc.collect()  # earlier code's garbage is finalized before the count starts
+        self._collecting = gc.isenabled()
+        gc.disable()
         self._previous = sys.gettrace()
         sys.settrace(self._call)
         return self
@@ -82,5 +87,7 @@ class StepCounter:
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         sys.settrace(self._previous)
+        if self._collecting:
+            gc.enable()
         added = [cb for cb in gc.callbacks if cb not in self._callbacks]
         gc.callbacks[:] = self._callbacks + added

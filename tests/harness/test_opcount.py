@@ -48,6 +48,16 @@ def test_code_of_the_harness_is_not_counted() -> None:
     assert counter.steps == 0
 
 
+class _Finalized:
+    """Garbage of earlier code: a cycle whose finalizer is Python code."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+    def __del__(self) -> None:
+        self.me = None
+
+
 def test_a_garbage_collector_callback_is_not_counted_and_stays_registered() -> None:
     heard: list[str] = []
 
@@ -56,9 +66,12 @@ def test_a_garbage_collector_callback_is_not_counted_and_stays_registered() -> N
 
     gc.callbacks.append(timing)
     try:
+        for _ in range(50):
+            _Finalized()  # left for the collector
         with StepCounter() as counter:
             gc.collect()  # a collection lands inside the block
         assert counter.steps == 0 and heard == []
+        assert gc.isenabled()
         assert timing in gc.callbacks
         gc.collect()
         assert heard == ["start", "stop"]
