@@ -16,8 +16,10 @@ cost mutants do their work in Python.
 The garbage collector is not the target's work either, and a collection lands wherever the
 allocations of the whole process put it, running its callbacks (``gc.callbacks``: Hypothesis
 keeps one that times each collection) and the finalizers of garbage that earlier code left.
-So a counter collects once before it starts, and while it is active automatic collection is
-off and the callbacks are set aside: the same block counts the same steps whatever ran before.
+So a counter collects once before it starts (which also resets the collector's counts, so
+the collections inside the block fall where the block's own allocations put them) and sets
+the callbacks aside while it is active; the collector stays on, as users run. The same block
+counts the same steps whatever ran before it.
 
 Tracing makes the counted code several times slower; the clauses keep the sizes small (the
 count, not the time, is judged).
@@ -46,7 +48,6 @@ class StepCounter:
         self.limit = limit
         self._previous: Any = None
         self._callbacks: list[Any] = []
-        self._collecting = True
         self._skip: dict[str, bool] = {}
 
     @property
@@ -78,8 +79,6 @@ class StepCounter:
         self._callbacks = gc.callbacks[:]
         gc.callbacks.clear()
         gc.collect()  # earlier code's garbage is finalized before the count starts
-        self._collecting = gc.isenabled()
-        gc.disable()
         self._previous = sys.gettrace()
         sys.settrace(self._call)
         return self
@@ -87,7 +86,5 @@ class StepCounter:
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         sys.settrace(self._previous)
-        if self._collecting:
-            gc.enable()
         added = [cb for cb in gc.callbacks if cb not in self._callbacks]
         gc.callbacks[:] = self._callbacks + added

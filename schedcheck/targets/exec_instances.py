@@ -348,6 +348,8 @@ class ExecTarget:
             raise ValueError(f"system must be 'scheduler' or 'wheel', not {system!r}")
         self.command, self.system = command, system
         self.cwd = os.path.abspath(cwd or os.getcwd())
+        #: the child this target shares with every target of the same command, system and cwd
+        self._key = (self.command, self.system, self.cwd)
         self.limit: Callable[[], float] = limit or (lambda: 10.0)
         self.__qualname__ = self.__name__ = f"exec:{command}"
         hello = self.session().hello
@@ -367,20 +369,18 @@ class ExecTarget:
         self.instance_class: type[_Instance] = type(base.__name__, (base,), absent)
 
     def session(self) -> Session:
-        key = (self.command, self.system, self.cwd)
         with _SESSIONS_LOCK:
-            session = _SESSIONS.get(key)
+            session = _SESSIONS.get(self._key)
             if session is None:
-                session = _SESSIONS[key] = Session(self.command, self.system, self.cwd)
+                session = _SESSIONS[self._key] = Session(self.command, self.system, self.cwd)
         session.start()
         return session
 
     def close(self) -> None:
         """Shut this target's child down (the next instance starts a fresh one): nothing of
         the target is left running between the checks of a session."""
-        key = (self.command, self.system, self.cwd)
         with _SESSIONS_LOCK:
-            session = _SESSIONS.pop(key, None)
+            session = _SESSIONS.pop(self._key, None)
         if session is not None:
             session.shutdown()
 

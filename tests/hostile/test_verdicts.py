@@ -10,7 +10,6 @@ environment selects.
 
 from __future__ import annotations
 
-import os
 import threading
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import pytest
 
 from schedcheck import cli
 from tests.hostile.targets import BEHAVIOURS
+from tests.processes import children, threads
 
 HERE = Path(__file__).parent
 TARGETS = HERE / "targets.py"
@@ -26,27 +26,6 @@ SAYS = {"spin": "did not return within 1 s", "lock": "did not return within 1 s"
         "exit": "the process exited with status 0", "segfault": "killed by SIGSEGV",
         "memory": "OutOfMemory", "recursion": "RecursionError", "thread": "counterexample"}
 METHOD = {"scheduler": "complete(", "wheel": "advance("}
-
-
-def children() -> list[str]:
-    """The ids of this process's child processes (from /proc, every thread's list)."""
-    pids: list[str] = []
-    for task in os.listdir(f"/proc/{os.getpid()}/task"):
-        try:
-            text = Path(f"/proc/{os.getpid()}/task/{task}/children").read_text()
-        except OSError:
-            continue
-        pids += text.split()
-    return pids
-
-
-def threads() -> int:
-    return len(os.listdir(f"/proc/{os.getpid()}/task"))
-
-
-#: the memory kind's step limit: its 256 MiB are reached long before it, so the verdict
-#: is the memory limit's even when other processes slow the allocation down
-MEMORY_BOUNDS = ["--step-seconds", "5"]
 
 
 def check(system: str, target: str, out: Path, *more: str) -> int:
@@ -62,8 +41,7 @@ def test_a_misbehaving_call_is_a_verdict_and_nothing_is_left_running(
         system: str, kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     before = threads()
     name = f"{kind.title()}{system.title()}"
-    code = check(system, f"{TARGETS}:{name}", tmp_path / "out",
-                 *(MEMORY_BOUNDS if kind == "memory" else []))
+    code = check(system, f"{TARGETS}:{name}", tmp_path / "out")
     shown = capsys.readouterr()
     text = shown.out + shown.err
     assert code == 1, text

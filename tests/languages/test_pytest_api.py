@@ -3,27 +3,14 @@ language (here JavaScript through the Node shim)."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 from hypothesis import settings
 
 from schedcheck import wheel_suite
 from tests.languages.helpers import need, node_command
+from tests.processes import children
 
 PINNED = settings(max_examples=10, derandomize=True, database=None, deadline=None)
-
-
-def children() -> list[str]:
-    """This process's child processes (from /proc, every thread's list)."""
-    pids: list[str] = []
-    for task in os.listdir(f"/proc/{os.getpid()}/task"):
-        try:
-            pids += Path(f"/proc/{os.getpid()}/task/{task}/children").read_text().split()
-        except OSError:
-            continue
-    return pids
 
 
 def test_a_suite_class_of_a_javascript_wheel_passes(request: pytest.FixtureRequest) -> None:
