@@ -415,9 +415,6 @@ def _reduced(entry: System, factory: Callable[..., Any], outcome: Outcome, secon
     best: list[Outcome] = []
     runs = [0]
     machine_options = {"tolerance": True} if options.get("tolerance") else {}
-    # built here once, so that each candidate's child starts with it ready
-    machine = entry.make_machine(factory, result=RunResult.fresh(entry.name, ""),
-                                 **machine_options)
 
     def fails(ops: list[Op]) -> bool:
         if time.monotonic() > ends:
@@ -425,6 +422,10 @@ def _reduced(entry: System, factory: Callable[..., Any], outcome: Outcome, secon
         runs[0] += 1
 
         def candidate() -> Counterexample | None:
+            # built in the child: making a machine probes what the target can do, and that
+            # runs target code, which must never run in the checker's own process
+            machine = entry.make_machine(factory, result=RunResult.fresh(entry.name, ""),
+                                         **machine_options)
             cx: Counterexample | None = _in_test_context(lambda: replay(machine, ops))[0]
             return cx
 

@@ -100,3 +100,12 @@ SegfaultWheel = _wheel("segfault")
 MemoryWheel = _wheel("memory")
 RecursionWheel = _wheel("recursion")
 ThreadWheel = _wheel("thread")
+
+
+class ThreadOnCancelWheel(HashedTimingWheel):
+    """Every cancel() leaves a non-daemon thread that never ends: cancel is among the calls the
+    checker makes to learn what a wheel can do, so the misbehaviour reaches every stage."""
+
+    def cancel(self, handle: Any) -> Any:
+        _stray_thread()
+        return super().cancel(handle)

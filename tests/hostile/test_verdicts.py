@@ -56,6 +56,19 @@ def test_a_misbehaving_call_is_a_verdict_and_nothing_is_left_running(
         _replay_fails_on_it_and_passes_once_fixed(tmp_path / "out", system)
 
 
+def test_a_call_the_capability_probe_makes_misbehaves_only_in_a_supervised_process(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """cancel() leaves a thread: the card still comes, and the checker's own process keeps
+    no thread of the target (it would wait for it at exit, for ever)."""
+    before = threads()
+    code = check("wheel", f"{TARGETS}:ThreadOnCancelWheel", tmp_path / "out")
+    shown = capsys.readouterr()
+    assert code == 1, shown.out + shown.err
+    assert "report card" in shown.out and "Traceback" not in shown.out + shown.err
+    assert threads() == before, [t.name for t in threading.enumerate()]
+    assert children() == []
+
+
 #: kinds whose counterexample's replay.py is run here (memory and recursion depend on the
 #: machine's limits, a lock's replay is the spin's)
 REPLAYED = ("exit", "segfault", "spin", "thread")
