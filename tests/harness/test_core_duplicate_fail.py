@@ -27,9 +27,9 @@ class DuplicateFailFreesSlot(Scheduler):
 def test_the_core_level_finds_a_slot_freed_twice_by_a_duplicate_fail() -> None:
     # the ci profile's steps and draws from the seed alone: the same run in every process
     with profiles.seed_only_draws():
-        # seed 1: the core level's generation rules (resubmits, retries, stale reports) draw
-        # from the same seed too, and seed 0 no longer reaches a duplicate fail in 300
-        result = run_core_suite(DuplicateFailFreesSlot, examples=300, seed=1, profile="ci")
+        # seed 4: graphs submitted in a shuffled order moved every example's calls; of seeds
+        # 0-5, seed 0 reaches no duplicate fail in 300 examples, seeds 1-5 do (in 8-37 steps)
+        result = run_core_suite(DuplicateFailFreesSlot, examples=300, seed=4, profile="ci")
     cx = result.counterexample
     assert cx is not None and cx.clause == "S-CLAIM-ONCE", (cx and cx.clause, result.notes)
     assert any("fail 'a' again" in st.words or " again" in st.words for st in cx.steps)

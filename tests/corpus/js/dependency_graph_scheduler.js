@@ -11,9 +11,11 @@
 // re-implemented: no generations, fail, cancel, close or info; ready tasks in its own order;
 // no refusal of malformed arguments; and a report only for a task handed out (DepGraph does
 // not know which tasks run: removing a node that never ran is what its driver never does).
-// Verdict (tests/corpus/test_corpus_npm.py, core level): every checked clause held. A genuine bug
-// the suite's graphs cannot reach (a node outside a cycle searched first):
-// tests/corpus/bugs/dependency_graph_cycle_path_not_a_cycle.js.
+// Verdict (tests/corpus/test_corpus_npm.py, core level): S-ORACLE-CYCLE broken, a genuine bug:
+// when a node outside a cycle is submitted first, the reported cycle path starts at it
+// (reduced to: submit a depending on b, b depending on b, start -> "a -> b -> b"); reproduced
+// without schedcheck by tests/corpus/bugs/dependency_graph_cycle_path_not_a_cycle.js. Every
+// other checked clause held.
 "use strict";
 const { DepGraph } = require("dependency-graph");
 
