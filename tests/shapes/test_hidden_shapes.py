@@ -86,3 +86,18 @@ def test_the_bundled_scheduler_passes_a_whole_round_shapes_included() -> None:
     # seed-only mode charges steps (a large shape its calls): at least one whole round ran
     assert result.examples >= ROUND, result.notes
     assert re.search(r"shapes \d+", result.notes[-1]), result.notes
+
+
+def test_the_core_level_meets_a_deep_chain_too() -> None:
+    """An adapter is checked at the core level, which has no shapes phase: its drawn graphs
+    include a chain 2,000 deep, submitted from its far end, so a recursive walk dies there
+    too, and start() refusing a graph without a cycle is a counterexample."""
+    from schedcheck.harness.scheduler.core import DEEP, run_core_suite
+
+    with profiles.seed_only_draws():
+        result = run_core_suite(hidden.RecursiveCycleCheck, examples=200, seed=2,
+                                shrink=False, profile="ci")
+    cx = result.counterexample
+    assert cx is not None and cx.clause == "S-ORACLE-CYCLE", result.notes
+    assert "RecursionError" in cx.message and "networkx finds no cycle" in cx.message
+    assert f"{DEEP:,} tasks" in cx.message, cx.message
