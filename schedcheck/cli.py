@@ -107,6 +107,10 @@ def _again(result: RunResult, args: argparse.Namespace) -> str:
                 ("--threads", args.threads), ("--no-shrink", args.no_shrink),
                 ("--no-cost", args.no_cost))
     cmd += "".join(f" {flag}" for flag, on in switches if on)
+    if getattr(args, "db", None):
+        import shlex
+
+        cmd += f" --db {shlex.quote(args.db)}"
     return cmd
 
 
@@ -192,7 +196,7 @@ def _check_loaded(args: argparse.Namespace, system: systems.System, target: Any)
                 tolerance=args.tolerance, cost=not args.no_cost, rounds=args.threads,
                 stress=args.threads, total=args.examples,
                 bar=ticker.bar, status=ticker.say, levels=True, level=args.level,
-                first=args.first, step_seconds=args.step_seconds)
+                first=args.first, step_seconds=args.step_seconds, database=args.db)
     except pipeline.Unusable as exc:
         return _unusable(f"target {shown} is unusable: {exc}")
     except SchedcheckInternalError as exc:
@@ -434,6 +438,11 @@ def build_parser() -> argparse.ArgumentParser:
                             f"{DEFAULT_MEMORY_MIB})")
     check.add_argument("--no-cost", action="store_true",
                        help="skip the scaling clause (*-COST: a timed run at n and 8n)")
+    check.add_argument("--db", metavar="DIR|redis://HOST:PORT/N", default=None,
+                       help="an example database (the pytest API saves in "
+                            ".hypothesis/examples; fuzz's --db): what it holds for this "
+                            "target is replayed first, and a saved failure that fails again "
+                            "is reported beside the search's")
     check.add_argument("--out", metavar="DIR",
                        help="folder for the report: steps, replay.py, pictures, report.json "
                             "(default: ./schedcheck-out-SYSTEM-TIME)")

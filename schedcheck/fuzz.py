@@ -52,6 +52,7 @@ __all__ = [
     "hypofuzz_compat",
     "load_database_profile",
     "open_database",
+    "replay_saved",
     "run_campaign",
     "suite_node_ids",
     "worker_main",
@@ -157,6 +158,23 @@ def saved_failure(campaign: Campaign) -> Any:
     """Replay, in this process, what the database saved for the campaign's target (the key
     of :func:`schedcheck.pytest_api.suite_machine`), reduced as ``schedcheck check`` reduces;
     the RunResult, or None when nothing saved fails."""
+    from schedcheck.targets import load_target
+
+    if campaign.target.startswith("exec:"):  # an implementation in another process
+        from schedcheck.targets.exec import exec_factory
+
+        factory: Any = exec_factory(campaign.target[len("exec:"):], campaign.system)
+    else:
+        factory = load_target(campaign.target).factory
+    return replay_saved(campaign.system, factory, campaign.target, campaign.database,
+                        tolerance=campaign.tolerance)
+
+
+def replay_saved(system: str, factory: Any, name: str, database: str, *,
+                 tolerance: bool = False) -> Any:
+    """Replay, in this process, what ``database`` saved for ``factory`` under the key every
+    door shares (:func:`schedcheck.pytest_api.suite_machine`), reduced as ``schedcheck
+    check`` reduces; the RunResult, or None when nothing saved fails."""
     import unittest
 
     import hypothesis
@@ -166,20 +184,13 @@ def saved_failure(campaign: Campaign) -> Any:
     from schedcheck.harness.common import RunContext, run_suite
     from schedcheck.harness.minimize import reduce_found
     from schedcheck.harness.result import RunResult
-    from schedcheck.targets import load_target
 
-    if campaign.target.startswith("exec:"):  # an implementation in another process
-        from schedcheck.targets.exec import exec_factory
-
-        factory: Any = exec_factory(campaign.target[len("exec:"):], campaign.system)
-    else:
-        factory = load_target(campaign.target).factory
-    result = RunResult.fresh(campaign.system, campaign.target)
-    machine = pytest_api.suite_machine(campaign.system, factory, name=campaign.target,
-                                       tolerance=campaign.tolerance, result=result)
+    result = RunResult.fresh(system, name)
+    machine = pytest_api.suite_machine(system, factory, name=name, tolerance=tolerance,
+                                       result=result)
     keep = (hypothesis.Phase.explicit, hypothesis.Phase.reuse, hypothesis.Phase.shrink)
     chosen = hypothesis.settings(pytest_api.suite_settings(), phases=keep,
-                                 database=open_database(campaign.database))
+                                 database=open_database(database))
     ctx = RunContext(result)
     try:
         run_suite(machine, result, chosen, keep_database=True, context=ctx)

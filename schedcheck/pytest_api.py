@@ -33,7 +33,8 @@ next run. ``schedcheck fuzz`` campaigns (``--schedcheck-db``, ``--schedcheck-rep
 always run it that way; HypoFuzz fuzzes ``machine``. The database key is
 :func:`database_key` of the system and :func:`target_key` (``module:qualified name`` of the
 factory, ``file:qualified name`` for a class loaded from ``file.py``): the same for every
-door. Failures found by check's search are not saved in the database yet.
+door. ``schedcheck check --db DB`` replays what is saved there first; failures found by
+check's search are not saved in the database yet.
 
 Building the class builds the machine, which imports the harness and calls the target's
 constructor a few times (its optional parts are probed).

@@ -76,18 +76,25 @@ def check(
     status: Callable[[str], None] | None = None,
     stage_limit: Limit | None = None,
     target_name: str = "",
+    database: str | None = None,
     **options: Any,
 ) -> RunResult:
     """:func:`schedcheck.pipeline.check` in a supervised child, with the same arguments
     (``bar``, ``status``: as there; ``stage_limit(seconds, what)`` hears each stage's limit),
     and ``memory_mib``: how far the child's private memory may grow. A call that misbehaves
-    is a counterexample (see the module docstring). Raises what ``pipeline.check`` raises
-    (``Unusable``, ``ValueError``), as text where the original cannot cross processes."""
+    is a counterexample (see the module docstring). ``database`` (a directory or a Redis
+    URL): what the pytest API or ``fuzz`` saved there for this target is replayed first, in
+    a supervised child of its own; a saved failure that fails again is a counterexample of
+    its clause beside the search's. Raises what ``pipeline.check`` raises (``Unusable``,
+    ``ValueError``), as text where the original cannot cross processes."""
     from schedcheck import pipeline
 
     entry = _system(system)
     seconds = step_seconds or guard.step_seconds()
     started = time.monotonic()
+    saved, saved_note = (_replayed(entry, factory, target_name or _name(factory), database,
+                                   seconds, memory_mib, bool(options.get("tolerance")))
+                         if database is not None else (None, ""))
     hard = None if budget is None else started + budget + MARGIN_SECONDS
     found: list[Counterexample] = []
     banned: list[str] = []
@@ -159,7 +166,15 @@ def check(
                      "(the search starts again after each misbehaving call, with what is "
                      "left of the budget" + (f"; the check stops by {budget:g} s + a "
                                              f"{MARGIN_SECONDS:g} s margin)" if budget else ")"))
+    if saved is not None and saved.clause in {cx.clause for cx in
+                                               [*found, *result.all_counterexamples()]}:
+        saved_note += f"; the search broke {saved.clause} too, and its counterexample is shown"
+        saved = None
     _fold(result, found, notes)
+    if saved is not None:
+        _fold(result, [saved], [], why="a failure saved in the example database fails again")
+    if saved_note:
+        result.notes.insert(0, saved_note)
     result.notes.append(f"the target ran in a supervised process: each call within "
                         f"{seconds:g} s (--step-seconds), at most {memory_mib} MiB more memory "
                         "(--memory-limit)")
@@ -456,9 +471,10 @@ def _reduced(entry: System, factory: Callable[..., Any], outcome: Outcome, secon
     return reduced
 
 
-def _fold(result: RunResult, found: list[Counterexample], notes: list[str]) -> None:
+def _fold(result: RunResult, found: list[Counterexample], notes: list[str], *,
+          why: str = "a call misbehaved") -> None:
     """The misbehaviour counterexamples into ``result``: first in line, their clauses
-    broken in every section of the card."""
+    broken in every section of the card (``why``: what broke them)."""
     for cx in found:
         for part in [result, *result.levels]:
             stat = part.stats.get(cx.clause)
@@ -466,7 +482,7 @@ def _fold(result: RunResult, found: list[Counterexample], notes: list[str]) -> N
                 continue
             stat.broken = True
             stat.exercised = max(stat.exercised, 1)
-            stat.why = f"a call misbehaved (folder {cx.clause}/)"
+            stat.why = f"{why} (folder {cx.clause}/)"
     if found:
         others = [cx for cx in result.all_counterexamples()
                   if cx.clause not in {f.clause for f in found}]
@@ -474,6 +490,31 @@ def _fold(result: RunResult, found: list[Counterexample], notes: list[str]) -> N
         result.counterexamples = [*found, *others]
         result.seen_broken.update({cx.clause: cx for cx in found})
     result.notes[:0] = notes
+
+
+def _replayed(entry: System, factory: Callable[..., Any], name: str, database: str,
+              seconds: float, memory_mib: int,
+              tolerance: bool) -> tuple[Counterexample | None, str]:
+    """What ``database`` saved for the target, replayed in a supervised child: (its
+    counterexample when a saved failure fails again, reduced; a note for the card)."""
+    from schedcheck import fuzz
+
+    def run() -> RunResult:
+        got = fuzz.replay_saved(entry.name, factory, name, database, tolerance=tolerance)
+        return got if got is not None else RunResult.fresh(entry.name, name)
+
+    try:
+        got = run_in_child(entry, factory, run, target_name=name, step_seconds=seconds,
+                           memory_mib=memory_mib)
+    except Exception as exc:
+        return None, (f"the example database {database} could not be replayed "
+                      f"({type(exc).__name__}: {exc}); the search went on without it")
+    cx = got.counterexample
+    if cx is None:
+        return None, (f"the example database {database}: nothing saved for this target fails "
+                      "(replayed first)")
+    return cx, (f"{cx.clause}: a failure saved in the example database {database} (by the "
+                f"pytest API or fuzz) was replayed first and fails again (folder {cx.clause}/)")
 
 
 def run_in_child(system: System | str, factory: Callable[..., Any],

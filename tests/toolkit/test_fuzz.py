@@ -108,6 +108,24 @@ def test_a_failure_found_by_one_worker_is_replayed_first_by_the_other(
                                               "replay.py").is_file()
     assert not list((tmp_path / "machine-2" / "out").glob("worker-*.log"))  # no search
 
+    # check replays it first too: at the core level alone, whose search never compares what
+    # submit() returns, the saved failure is the counterexample, with its folder
+    third = tmp_path / "machine-3"
+    third.mkdir()
+    (third / "buggy.py").write_text(OFF_BY_ONE)
+    run = subprocess.run(
+        [sys.executable, "-m", "schedcheck.cli", "check", "scheduler", "buggy.py:OffByOne",
+         "--db", redis_url, "--level", "core", "--examples", "10", "--seed", "0", "--no-cost",
+         "--out", "out"], cwd=third, capture_output=True, text=True, timeout=300,
+        env=database_env())
+    out = run.stdout + run.stderr
+    assert run.returncode == 1, out
+    assert "was replayed first and fails again" in out, out
+    assert "a failure saved in the example database fails again" in out, out
+    report = (third / "out" / "report.json").read_text()
+    folders = [p.name for p in (third / "out").iterdir() if (p / "replay.py").is_file()]
+    assert len(folders) == 1 and f'"{folders[0]}"' in report, (folders, out)
+
 
 def test_bad_arguments_and_an_unreachable_database_are_unusable(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
