@@ -184,11 +184,19 @@ def supervise(args: argparse.Namespace, argv: list[str]) -> int:
                 pool.deaths += 1
                 cause = f"worker {pid} {describe_exit(status)}"
                 held = _held(held_file)
+                restart = not stop.is_set() and pool.may_restart()
+                if not stop.is_set() and not restart:
+                    # the others are told to stop before the dead worker's task is given
+                    # back: else one of them can claim it and die too before it hears
+                    forward(signal.SIGTERM, None)
+                    stopping = True
+                else:
+                    stopping = False
                 what = _fail_held(args, held, describe_exit(status)) if held else \
                     "; it held no task"
-                if stop.is_set():
+                if stop.is_set() and not stopping:
                     _say(f"{cause}{what}")
-                elif pool.may_restart():
+                elif restart:
                     new = pool.start()
                     _say(f"{cause}{what}; started worker {new.pid} in its place (restart "
                          f"{len(pool.restarts)} of at most {args.max_restarts} per "
@@ -197,7 +205,6 @@ def supervise(args: argparse.Namespace, argv: list[str]) -> int:
                     _say(f"{cause}{what}; workers died {args.max_restarts} times within "
                          f"{args.restart_window:g} s: stopping the pool")
                     code = EXIT["restarts"]
-                    forward(signal.SIGTERM, None)
     if code == EXIT["ok"] and pool.deaths:
         return EXIT["deaths"]
     return code
