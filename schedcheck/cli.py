@@ -186,7 +186,9 @@ def _check_loaded(args: argparse.Namespace, system: systems.System, target: Any)
     logs = pipeline.LogCapture()
     budget = _budget(args)
     try:
-        from schedcheck import supervised
+        import functools
+
+        from schedcheck import fuzz, supervised
 
         with logs, heartbeat(say, show_progress, budget=budget) as ticker:
             result = supervised.check(
@@ -196,7 +198,10 @@ def _check_loaded(args: argparse.Namespace, system: systems.System, target: Any)
                 tolerance=args.tolerance, cost=not args.no_cost, rounds=args.threads,
                 stress=args.threads, total=args.examples,
                 bar=ticker.bar, status=ticker.say, levels=True, level=args.level,
-                first=args.first, step_seconds=args.step_seconds, database=args.db)
+                first=args.first, step_seconds=args.step_seconds, database=args.db,
+                replay_saved=None if args.db is None else functools.partial(
+                    fuzz.replay_saved, system.name, target.factory, shown, args.db,
+                    tolerance=args.tolerance))
     except pipeline.Unusable as exc:
         return _unusable(f"target {shown} is unusable: {exc}")
     except SchedcheckInternalError as exc:

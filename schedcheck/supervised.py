@@ -77,14 +77,16 @@ def check(
     stage_limit: Limit | None = None,
     target_name: str = "",
     database: str | None = None,
+    replay_saved: Callable[[], RunResult | None] | None = None,
     **options: Any,
 ) -> RunResult:
     """:func:`schedcheck.pipeline.check` in a supervised child, with the same arguments
     (``bar``, ``status``: as there; ``stage_limit(seconds, what)`` hears each stage's limit),
     and ``memory_mib``: how far the child's private memory may grow. A call that misbehaves
-    is a counterexample (see the module docstring). ``database`` (a directory or a Redis
-    URL): what the pytest API or ``fuzz`` saved there for this target is replayed first, in
-    a supervised child of its own; a saved failure that fails again is a counterexample of
+    is a counterexample (see the module docstring). ``replay_saved`` (``fuzz.replay_saved``
+    bound to the target and ``database``, a directory or a Redis URL): what the pytest API
+    or ``fuzz`` saved there for this target is replayed first, in a supervised child of
+    its own; a saved failure that fails again is a counterexample of
     its clause beside the search's. Raises what ``pipeline.check`` raises (``Unusable``,
     ``ValueError``), as text where the original cannot cross processes."""
     from schedcheck import pipeline
@@ -92,9 +94,9 @@ def check(
     entry = _system(system)
     seconds = step_seconds or guard.step_seconds()
     started = time.monotonic()
-    saved, saved_note = (_replayed(entry, factory, target_name or _name(factory), database,
-                                   seconds, memory_mib, bool(options.get("tolerance")))
-                         if database is not None else (None, ""))
+    saved, saved_note = (_replayed(entry, factory, target_name or _name(factory),
+                                   str(database), replay_saved, seconds, memory_mib)
+                         if replay_saved is not None else (None, ""))
     hard = None if budget is None else started + budget + MARGIN_SECONDS
     found: list[Counterexample] = []
     banned: list[str] = []
@@ -493,14 +495,12 @@ def _fold(result: RunResult, found: list[Counterexample], notes: list[str], *,
 
 
 def _replayed(entry: System, factory: Callable[..., Any], name: str, database: str,
-              seconds: float, memory_mib: int,
-              tolerance: bool) -> tuple[Counterexample | None, str]:
+              replay_saved: Callable[[], RunResult | None], seconds: float,
+              memory_mib: int) -> tuple[Counterexample | None, str]:
     """What ``database`` saved for the target, replayed in a supervised child: (its
     counterexample when a saved failure fails again, reduced; a note for the card)."""
-    from schedcheck import fuzz
-
     def run() -> RunResult:
-        got = fuzz.replay_saved(entry.name, factory, name, database, tolerance=tolerance)
+        got = replay_saved()
         return got if got is not None else RunResult.fresh(entry.name, name)
 
     try:
