@@ -66,13 +66,16 @@ def test_the_correct_scheduler_passes_the_concurrent_rounds(chosen: settings) ->
 
 
 
+@pytest.mark.parametrize("chosen", [CORRECT, pytest.param(CURRENT, marks=pytest.mark.nightly(
+    reason="the profile's whole count of concurrent rounds on a bundled wheel: 20-45 s each"))],
+    ids=["quarter", "whole"])
 @pytest.mark.parametrize(
     "factory", [impl.HashedTimingWheel, impl.HierarchicalTimingWheel], ids=lambda c: c.__name__
 )
-def test_correct_wheels_pass_the_concurrent_rounds(factory: Any) -> None:
-    result = hunt("wheel", factory, settings=CURRENT, seed=4)
+def test_correct_wheels_pass_the_concurrent_rounds(factory: Any, chosen: settings) -> None:
+    result = hunt("wheel", factory, settings=chosen, seed=4)
     assert not result.found, result.outcome and result.outcome.message
-    assert result.examples >= CURRENT.max_examples
+    assert result.examples >= chosen.max_examples
 
 
 def test_race_mutants_are_catalogued_as_races_with_lin_clauses() -> None:

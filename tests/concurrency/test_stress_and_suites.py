@@ -18,6 +18,7 @@ from schedcheck.harness.scheduler.suite import make_scheduler_machine, run_sched
 from schedcheck.harness.search import search
 from schedcheck.harness.wheel.suite import make_wheel_machine, run_wheel_suite
 from schedcheck.zoo import race_mutants as rm
+from tests.counts import quarter_and_whole
 
 
 class EchoingScheduler(impl.Scheduler):
@@ -85,9 +86,10 @@ def test_the_scheduler_suite_with_concurrent_rounds_finds_the_racy_claim() -> No
     assert len(claims) != len(set(claims))  # the same claim twice, as in the shrunk run
 
 
-def test_the_correct_scheduler_passes_the_suite_with_concurrent_rounds() -> None:
+@quarter_and_whole("the whole count of the suite with concurrent rounds: about a minute")
+def test_the_correct_scheduler_passes_the_suite_with_concurrent_rounds(examples: int) -> None:
     bases = concurrency_bases("scheduler", impl.Scheduler)
-    result = run_scheduler_suite(impl.Scheduler, extra_bases=bases, seed=2)
+    result = run_scheduler_suite(impl.Scheduler, extra_bases=bases, seed=2, examples=examples)
     assert result.counterexample is None, result.counterexample and result.counterexample.message
     assert result.stats["S-LIN"].verdict == "held"
     assert "lock_factory" in describe_bases("scheduler", impl.Scheduler)
@@ -122,8 +124,11 @@ def test_the_wheel_suite_with_concurrent_rounds_finds_the_split_max_pending_chec
 
 @pytest.mark.parametrize("factory", [impl.HashedTimingWheel, impl.HierarchicalTimingWheel],
                          ids=lambda f: f.__name__)
-def test_both_correct_wheels_pass_the_suite_with_concurrent_rounds(factory: Any) -> None:
-    result = run_wheel_suite(factory, extra_bases=concurrency_bases("wheel", factory), seed=2)
+@quarter_and_whole("the whole count of the suite with concurrent rounds: 45 s a wheel")
+def test_both_correct_wheels_pass_the_suite_with_concurrent_rounds(factory: Any,
+                                                                   examples: int) -> None:
+    result = run_wheel_suite(factory, extra_bases=concurrency_bases("wheel", factory), seed=2,
+                             examples=examples)
     assert result.counterexample is None, result.counterexample.message
     assert result.stats["W-LIN"].verdict == "held"
 

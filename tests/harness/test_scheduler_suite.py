@@ -15,7 +15,6 @@ import pytest
 from schedcheck.model import Scheduler as ModelScheduler
 
 from schedcheck.contract import CycleError, SchedcheckInternalError, TaskState
-from schedcheck.harness.common import suite_settings
 from schedcheck.harness.result import BROKEN, HELD, NOT_EXERCISED, NOT_SUPPORTED
 from schedcheck.harness.scheduler import oracles as oracles
 from schedcheck.harness.scheduler.suite import (
@@ -25,6 +24,7 @@ from schedcheck.harness.scheduler.suite import (
     run_scheduler_suite,
 )
 from schedcheck.targets import adapt
+from tests.counts import quarter_and_whole
 
 #: Meta-tests that expect a kill run at most this many examples (a kill takes a handful).
 KILL_EXAMPLES = 150
@@ -162,10 +162,11 @@ def _kill(factory: Any, **kwargs: Any) -> Any:
 # --------------------------------------------------------------------------------------------
 
 
-def test_the_model_passes_against_itself_with_every_clause_it_reaches_held() -> None:
-    result = run_scheduler_suite(ModelScheduler, target_name="model", seed=0)
+@quarter_and_whole("the whole count of the suite, the model against itself: 25 s")
+def test_the_model_passes_against_itself_with_every_clause_it_reaches_held(examples: int) -> None:
+    result = run_scheduler_suite(ModelScheduler, target_name="model", seed=0, examples=examples)
     assert result.ok, result.counterexample and result.counterexample.message
-    assert result.examples >= suite_settings().max_examples
+    assert result.examples >= examples
     verdicts = {cid: s.verdict for cid, s in result.stats.items()}
     for cid in ("S1", "S2", "S3", "S4", "S5", "S6", "S7", "S8", "S9", "S-INV",
                 "S-CLAIM-ONCE", "S-CLAIM-DEPS", "S-TERMINAL", "S-ORACLE-CYCLE",
@@ -177,13 +178,15 @@ def test_the_model_passes_against_itself_with_every_clause_it_reaches_held() -> 
         assert verdicts[cid] == NOT_EXERCISED, (cid, verdicts[cid])
 
 
-def test_the_bundled_scheduler_passes() -> None:
+@quarter_and_whole("the whole count of the suite on the bundled scheduler: 25 s")
+def test_the_bundled_scheduler_passes(examples: int) -> None:
     from schedcheck.impl import Scheduler
 
-    result = run_scheduler_suite(Scheduler, target_name="schedcheck.impl:Scheduler")
+    result = run_scheduler_suite(Scheduler, target_name="schedcheck.impl:Scheduler",
+                                 examples=examples)
     assert result.ok, result.counterexample and (
         result.counterexample.message + "\n" + result.counterexample.hypothesis_program)
-    assert result.examples >= suite_settings().max_examples
+    assert result.examples >= examples
 
 
 def test_a_strangers_tuples_and_lower_case_names_pass_and_missing_extensions_are_not_supported(

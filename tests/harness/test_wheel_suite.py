@@ -16,6 +16,7 @@ from schedcheck.harness.result import BROKEN, HELD, NOT_EXERCISED, NOT_SUPPORTED
 from schedcheck.harness.wheel.fixtures import TargetUnusable
 from schedcheck.harness.wheel.suite import check_wheel_scaling, run_wheel_suite
 from schedcheck.targets import adapt
+from tests.counts import quarter_and_whole
 from tests.harness.wheel_targets import (
     DoubleCancelWheel,
     ErrorChangesStateWheel,
@@ -55,8 +56,9 @@ def replay(factory: Any, cx: Counterexample) -> list[bool]:
 
 
 @pytest.mark.parametrize("wheel", [TimingWheel, HashedTimingWheel, HierarchicalTimingWheel])
-def test_correct_wheels_pass_and_every_clause_is_exercised(wheel: Any) -> None:
-    result = run_wheel_suite(wheel, target_name=wheel.__name__, seed=1)
+@quarter_and_whole("the whole count of the suite on a bundled wheel: 25-30 s each")
+def test_correct_wheels_pass_and_every_clause_is_exercised(wheel: Any, examples: int) -> None:
+    result = run_wheel_suite(wheel, target_name=wheel.__name__, seed=1, examples=examples)
     assert result.counterexample is None, result.counterexample and result.counterexample.message
     verdicts = {cid: s.verdict for cid, s in result.stats.items()}
     for cid in ("W1", "W2", "W3", "W4", "W5", "W6", "W-INV-EARLY", "W-INV-ONCE",

@@ -15,13 +15,15 @@ from schedcheck.impl.wheel.queued_driver import QueuedWheel, QueuedWheelTimer, T
 from schedcheck.contract import require_int
 from schedcheck.harness.result import HELD
 from schedcheck.harness.wheel.suite import run_wheel_suite
+from tests.counts import quarter_and_whole
 
 EXACT = ("W1", "W2", "W3", "W4", "W5", "W6", "W-INV-EARLY", "W-INV-ONCE", "W-INV-LATE",
          "W-INV-PENDING", "W-T1", "W-T2", "W-T3", "W-T4")
 
 
-def test_the_queued_wheel_holds_every_clause_of_the_wheel_suite() -> None:
-    result = run_wheel_suite(QueuedWheel, target_name="QueuedWheel", seed=1)
+@quarter_and_whole("the whole count of the wheel suite through the queued driver: 27 s")
+def test_the_queued_wheel_holds_every_clause_of_the_wheel_suite(examples: int) -> None:
+    result = run_wheel_suite(QueuedWheel, target_name="QueuedWheel", seed=1, examples=examples)
     assert result.counterexample is None, result.counterexample.message
     verdicts = {cid: s.verdict for cid, s in result.stats.items()}
     assert {c: verdicts[c] for c in EXACT} == dict.fromkeys(EXACT, HELD)

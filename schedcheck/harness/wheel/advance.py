@@ -37,7 +37,6 @@ class AdvanceRules(WheelChecks):
         # ``words`` is a keyword so that the reduction, which makes ``now`` smaller, tells the
         # step with the new number (it rewrites an op's ``words`` keyword)
         led, tick = self.ledger, self.ledger.tick
-        self.advanced = True  # the memory bound is read after the rule (W-MEM)
         name = self.trace.fresh_name("fired")
         step = self.trace.add(call_code("advance", assign=name, now=now), words)
         lag_before, prev_now, cursor_before = led.lag(), led.now, led.cursor
@@ -48,7 +47,8 @@ class AdvanceRules(WheelChecks):
             self.expect("W1" if m.error == "ValueError" else "W6", step, m, t,
                         check=check_expr(m, None), also=("W6",))
             self.counts_unchanged(before)  # errors never change state (W6)
-            return
+            return  # a refused advance need not drain a producer queue: no memory bound read
+        self.advanced = True  # the memory bound is read after the rule (W-MEM)
         first, last = led.window(now)
         self.longest_stall = max(self.longest_stall, now // tick - prev_now // tick)
         fired = led.advance(now)
