@@ -27,7 +27,7 @@ def test_the_catalogue_holds_wheel_mutants_of_both_kinds() -> None:
 
 
 #: the timers of the cost mutants' small wheel: the verdict comes from counted steps, so a
-#: scan of every timer reads ~8 at any size (scripts/main's zoo measures at the zoo's own n)
+#: scan of every timer reads ~8 at any size (the zoo of scripts/main measures at 500 too)
 COST_N = 500
 
 
