@@ -275,8 +275,11 @@ def _search(machine: type[SuiteMachine], result: RunResult, *, base: hypothesis.
             # the loop ends: the budget is spent
         done += ctx.examples
         steps += ctx.steps
-        charged += ctx.steps + (weight(chunk) - chunk.examples * chunk.steps) * ctx.examples \
-            // max(chunk.examples, 1)
+        # a chunk is charged at most its weight: examples that stop at a clause already set
+        # aside are rejected, and Hypothesis draws more in their place -- their steps must not
+        # eat the phases after it (a keep-going round would then never leave the scenarios)
+        charged += min(weight(chunk), ctx.steps + (weight(chunk) - chunk.examples * chunk.steps)
+                       * ctx.examples // max(chunk.examples, 1))
         by_phase[chunk.phase] = by_phase.get(chunk.phase, 0) + ctx.examples
         result.examples, result.steps = done, steps
         index += 1
