@@ -138,13 +138,15 @@ def grade(
 
     With a time ``budget`` (seconds) every round is the budgeted search
     (``harness.search``); the levels share the budget, and a level's keep-going rounds share
-    its part (each round gets what is left of it). When both levels run and the target has the
-    contract's surface, the contract level is searched first: its exact model shows a mistake
-    at its first divergent reply and it checks every core clause too, so a mistake is found
-    soonest; the core level then grades, with the rest of the budget, what any correct design
-    holds. The card lists the core level first either way. ``first=True`` stops at the first
-    counterexample (no keep-going rounds, no second level after one). ``every_kind``: past
-    a clause's first counterexample, look for other kinds of mistake in it (up to
+    its part (each round gets what is left of it); with ``examples`` alone (seed-only mode)
+    every round runs the same phases, worth ``examples`` programs of the profile's steps.
+    When both levels run and the target has the contract's surface, the contract level is
+    searched first: its exact model shows a mistake at its first divergent reply and it
+    checks every core clause too, so a mistake is found soonest; the core level then grades,
+    with the rest of the budget, what any correct design holds. The card lists the core
+    level first either way. ``first=True`` stops at the first counterexample (no keep-going
+    rounds, no second level after one). ``every_kind``: past a clause's first
+    counterexample, look for other kinds of mistake in it (up to
     ``keep_going.KINDS_PER_CLAUSE``); by default with a time budget only, whose rounds share
     the budget (a seed-only round costs its N examples each time)."""
     if level is not None and level not in LEVELS:
@@ -153,8 +155,10 @@ def grade(
     kinds = KINDS_PER_CLAUSE if (budget is not None if every_kind is None else every_kind) \
         else 1
     name = target_name or str(getattr(factory, "__qualname__", ""))
+    # seed-only mode (``examples`` without a budget) runs the same phases as a budget
     common: dict[str, Any] = {"target_name": name, "examples": examples, "seed": seed,
-                              "profile": profile, "progress": progress, "shrink": shrink}
+                              "profile": profile, "progress": progress, "shrink": shrink,
+                              "phased": True}
     clock = time.monotonic
     started = clock()
     lacking = missing_operations(entry, factory, entry.operations)

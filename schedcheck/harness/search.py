@@ -198,14 +198,13 @@ def search(
 
 def explore(machine: type[SuiteMachine], result: RunResult, *, budget: float | None,
             examples: int | None, seed: int | None, profile: str | None,
-            progress: Progress | None, shrink: bool) -> RunResult | None:
-    """The budgeted search of ``machine`` (``shrink``: minimise the counterexample by delta
-    debugging) when a time ``budget`` is given, else None: the caller runs its fixed number
-    of examples as one Hypothesis run. (Seed-only mode with the phases is
-    :func:`run_phases` with ``examples=``; the suites' ``examples`` without a budget keep
-    the plain run for now: with keep-going rounds, phased rounds whose examples mostly end
-    at a clause already set aside found fewer of the answers' documented mistakes.)"""
-    if budget is None:
+            progress: Progress | None, shrink: bool, phased: bool = False) -> RunResult | None:
+    """The search of ``machine`` through the phases (:func:`run_phases`; ``shrink``: minimise
+    the counterexample by delta debugging) when a time ``budget`` is given, or ``examples``
+    with ``phased`` (seed-only mode, as ``schedcheck check --examples N`` runs it), else None:
+    the caller runs its fixed number of examples as one Hypothesis run (the suites' own
+    functions, called with ``examples`` alone)."""
+    if budget is None and not (phased and examples is not None):
         return None
     return run_phases(machine, result, budget=budget, examples=examples, seed=seed,
                       profile=profile, progress=progress, minimize=shrink)

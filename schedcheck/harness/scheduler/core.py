@@ -580,15 +580,17 @@ def run_core_suite(
     shrink: bool = True,
     set_aside: frozenset[str] = frozenset(),
     budget: float | None = None,
+    phased: bool = False,
 ) -> RunResult:
     """The core level against ``factory(max_concurrency)``; see the module docstring.
     ``shrink=False`` keeps the first failing run; ``set_aside`` names clauses whose oracle is
-    set aside (keep-going grading); a ``budget`` (seconds) runs the budgeted search."""
+    set aside (keep-going grading); a ``budget`` (seconds), or ``examples`` with ``phased``,
+    runs the search through its phases."""
     result = RunResult.fresh("scheduler", target_name or getattr(factory, "__qualname__", ""))
     machine = make_core_machine(factory, result=result)
     machine.set_aside = frozenset(set_aside)
     if explore(machine, result, budget=budget, examples=examples, seed=seed, profile=profile,
-               progress=progress, shrink=shrink) is None:
+               progress=progress, shrink=shrink, phased=phased) is None:
         run_reduced(machine, result, unshrunk_settings(examples, profile, False), progress,
                     seed=seed, reduce=shrink)
     result.notes.append("core level: the invariants every correct scheduler holds; "

@@ -93,7 +93,9 @@ class GenerationRules:
         """A worker of a run before a resubmit reports, late."""
         olds = sorted((t, g) for t, gs in self.old_generations.items() for g in gs)
         tid, gen = olds[i % len(olds)]
-        self._callback(op, tid, gen)
+        # a target without fail() (or that refuses it) gets its late workers' complete()
+        failing = op == "fail" and self.caps.fail and "S5" not in self.refused
+        self._callback("fail" if failing else "complete", tid, gen)
 
     @atomic
     def _stale(self: Any, op: str, tid: Any, gen: int) -> None:

@@ -565,16 +565,18 @@ def run_scheduler_suite(
     shrink: bool = True,
     set_aside: frozenset[str] = frozenset(),
     budget: float | None = None,
+    phased: bool = False,
 ) -> RunResult:
     """Run the suite against ``factory``. A counterexample is returned in the result (never
     raised); a bug in schedcheck raises SchedcheckInternalError. ``shrink=False`` keeps the
     first failing run; ``set_aside`` names clauses whose oracle is set aside; a ``budget``
-    (seconds) runs the budgeted search (``harness.search``) instead of one fixed run."""
+    (seconds) runs the budgeted search (``harness.search``) instead of one fixed run;
+    so do ``examples`` with ``phased`` (seed-only mode)."""
     result = RunResult.fresh("scheduler", target_name or getattr(factory, "__qualname__", ""))
     machine = make_scheduler_machine(factory, result=result, extra_bases=extra_bases)
     machine.set_aside = frozenset(set_aside)
     searched = explore(machine, result, budget=budget, examples=examples, seed=seed,
-                       profile=profile, progress=progress, shrink=shrink)
+                       profile=profile, progress=progress, shrink=shrink, phased=phased)
     if searched is not None:
         return searched
     # one reduction, delta debugging over the atomic program (Hypothesis's shrinker is slow

@@ -489,6 +489,7 @@ def run_wheel_suite(
     set_aside: frozenset[str] = frozenset(),
     level_aside: frozenset[str] = frozenset(),
     budget: float | None = None,
+    phased: bool = False,
 ) -> RunResult:
     """Run the suite against ``factory``; a counterexample lands in ``RunResult.counterexample``.
 
@@ -497,7 +498,8 @@ def run_wheel_suite(
     the price of a longer program (the zoo's choice). ``set_aside``: clauses whose oracle is
     set aside (``SuiteMachine.set_aside``; keep-going grading), ``level_aside`` the other level's
     clauses (the core level), set aside except for a crash. A ``budget`` (seconds) runs the
-    budgeted search (``harness.search``) instead of one fixed run.
+    budgeted search (``harness.search``) instead of one fixed run; so do ``examples`` with
+    ``phased`` (seed-only mode).
 
     Raises ``SchedcheckInternalError`` for a bug in schedcheck and
     ``wheel.fixtures.TargetUnusable`` (a ``ValueError``) when ``factory(1, 1)`` cannot build a
@@ -508,7 +510,7 @@ def run_wheel_suite(
                                  extra_bases=extra_bases, model_factory=model_factory)
     machine.set_aside, machine.level_aside = frozenset(set_aside), frozenset(level_aside)
     searched = explore(machine, result, budget=budget, examples=examples, seed=seed,
-                       profile=profile, progress=progress, shrink=shrink)
+                       profile=profile, progress=progress, shrink=shrink, phased=phased)
     if searched is not None:
         return searched
     # one reduction, delta debugging over the atomic program (see scheduler.suite)

@@ -13,9 +13,12 @@
 // 1000 ms"), so a timer may fire up to 1024 units late and never at the contract's due tick;
 // it keeps no count of pending items (pending() is the adapter's books, not checked); it never
 // refuses arguments.
-// Verdict (tests/corpus/test_corpus_npm.py): every checked clause held (W-INV-EARLY/ONCE/LATE
-// within its 1024 ms granularity). A genuine bug the suite's short runs do not reach (its clock
-// would have to pass 2**20 ms): tests/corpus/bugs/timer_wheel_skips_at_wrap.js.
+// Verdict (tests/corpus/test_corpus_npm.py): W-INV-LATE broken, a genuine bug: a delay of 0
+// (or a deadline already passed) goes in the bucket of the current tick, already walked, and
+// waits a whole rotation of the first layer, ~64 s (tests/corpus/bugs/
+// timer_wheel_due_now_waits_a_rotation.js); W-INV-EARLY and W-INV-ONCE held. A second genuine
+// bug the suite's short runs do not reach (its clock would have to pass 2**20 ms):
+// tests/corpus/bugs/timer_wheel_skips_at_wrap.js.
 "use strict";
 const { TimerWheel } = require("timer-wheel");
 
