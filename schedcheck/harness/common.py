@@ -113,10 +113,14 @@ class RunContext:
     """Shared by every machine instance of one suite run: counts and the failures seen."""
 
     def __init__(self, result: RunResult, progress: Progress | None = None,
-                 deadline: float | None = None) -> None:
+                 deadline: float | None = None, most: int | None = None) -> None:
         self.result = result
         #: on ``time.monotonic``: no machine is built after it (:class:`OutOfBudget`)
         self.deadline = deadline
+        #: no machine is built once this many ran (:class:`OutOfBudget`): examples that end
+        #: at a clause set aside are rejected, and Hypothesis would draw up to a thousand
+        #: others in their place
+        self.most = most
         self.progress = progress
         self.examples = 0
         self.steps = 0
@@ -194,6 +198,9 @@ class SuiteMachine(RuleBasedStateMachine):
             type(self)._ctx = ctx
         if ctx.deadline is not None and time.monotonic() > ctx.deadline:
             raise OutOfBudget(f"the run's budget was spent after {ctx.examples} examples")
+        if ctx.most is not None and ctx.examples >= ctx.most and not ctx.failures:
+            # (never once an example failed: Hypothesis then plays it again to report it)
+            raise OutOfBudget(f"the run's {ctx.most} examples were spent")
         self.ctx: RunContext = ctx
         self.result: RunResult = ctx.result
         self.trace = Recorder()
@@ -556,7 +563,8 @@ def run_suite(
 def _budget_spent(ctx: RunContext, exc: BaseException) -> None:
     """Raise OutOfBudget if ``exc`` is what Hypothesis made of one (it may wrap the exception
     that ended the run in its own, e.g. a FlakyStrategyDefinition)."""
-    if ctx.deadline is None or time.monotonic() <= ctx.deadline:
+    late = ctx.deadline is not None and time.monotonic() > ctx.deadline
+    if not late and (ctx.most is None or ctx.examples < ctx.most):
         return
     todo: list[BaseException] = [exc]
     visited: set[int] = set()

@@ -56,6 +56,10 @@ SWARM_STEPS = 30
 LONG_STEPS = 100
 #: Rule steps after a large shape (each compares the states of hundreds of tasks).
 SHAPE_STEPS = 2
+#: The machines one chunk builds, per example it plays: in a keep-going round most examples of
+#: some chunks end at a clause already set aside (rejected), and Hypothesis would otherwise
+#: draw up to a thousand in their place -- a shape of hundreds of tasks each time.
+REJECTED_PER_EXAMPLE = 10
 _RULE_MARKER = "hypothesis_stateful_rule"
 
 
@@ -263,15 +267,17 @@ def _search(machine: type[SuiteMachine], result: RunResult, *, base: hypothesis.
             if progress is not None:
                 progress(_done + n, _steps + s, failures)
 
-        ctx = RunContext(result, chunk_progress, deadline)
+        # a chunk ends after REJECTED_PER_EXAMPLE times its examples, rejected ones included
+        ctx = RunContext(result, chunk_progress, deadline,
+                         most=REJECTED_PER_EXAMPLE * max(count, 1))
         try:
             common.run_suite(_variant(machine, chunk, swarm, seed * 7919 + index), result,
                              settings, chunk_progress, seed=seed * 7919 + index, context=ctx)
-        except OutOfBudget:  # the budget ran out inside the chunk
+        except OutOfBudget:  # the budget, or the chunk's machines, ran out inside the chunk
             if ctx.last is not None and result.counterexample is None:
                 result.counterexample = ctx.last
                 result.break_(ctx.last.clause)
-            # the loop ends: the budget is spent
+            # the time budget spent: the loop ends; the chunk's machines: the next chunk
         done += ctx.examples
         steps += ctx.steps
         # a chunk is charged at most its weight: examples that stop at a clause already set
