@@ -468,6 +468,10 @@ class SchedulerCoreMachine(GenerationRules, SuiteMachine):
     def _running(self) -> list[tuple[Any, int]]:
         return [(t, g) for t, g in self.claims if self.state[t] == "running"]
 
+    def _fails(self) -> bool:
+        """Whether a run may be reported failed: the target has fail() and never refused it."""
+        return bool(self.caps.fail) and "S5" not in self.refused
+
     @precondition(lambda self: self.caps.fail and bool(self._running()))
     @rule(i=st.integers(0, 50), times=st.sampled_from((1, 1, 2)))
     def fail(self, i: int, times: int) -> None:
@@ -502,8 +506,7 @@ class SchedulerCoreMachine(GenerationRules, SuiteMachine):
                 if self.state[tid] != "running":
                     continue
                 done += 1
-                failing = (self.caps.fail and "S5" not in self.refused and fail_every
-                           and done % fail_every == 0)
+                failing = self._fails() and fail_every and done % fail_every == 0
                 for _again in range(2 if failing and fail_every == 2 else 1):
                     self._callback("fail" if failing else "complete", tid, gen)
             before = len(self.claims)

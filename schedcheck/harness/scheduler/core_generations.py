@@ -94,7 +94,7 @@ class GenerationRules:
         olds = sorted((t, g) for t, gs in self.old_generations.items() for g in gs)
         tid, gen = olds[i % len(olds)]
         # a target without fail() (or that refuses it) gets its late workers' complete()
-        failing = op == "fail" and self.caps.fail and "S5" not in self.refused
+        failing = op == "fail" and self._fails()
         self._callback("fail" if failing else "complete", tid, gen)
 
     @atomic
