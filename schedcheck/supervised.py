@@ -153,15 +153,18 @@ def check(
             cx.seed = options.get("seed")
             found.append(cx)
             banned.append(outcome.method or "?")
+            why = ("--first stops at the first counterexample" if options.get("first")
+                   else f"{MAX_RESTARTS} operations misbehaved" if len(found) >= MAX_RESTARTS
+                   else "the budget was spent" if _left(budget, started, hard, True) == 0.0
+                   else "")
             notes.append(f"{cx.clause}: {outcome.method or 'a call'}() "
-                         f"{outcome.describe(seconds, memory_mib)}; the process was stopped "
-                         "and the search went on without calling it again")
-            if len(found) >= MAX_RESTARTS or _left(budget, started, hard, True) == 0.0:
+                         f"{outcome.describe(seconds, memory_mib)}; the process was stopped"
+                         + ("" if why else " and the search went on without calling it again"))
+            if why:
                 result = watch.checkpoint or RunResult.fresh(entry.name,
                                                              target_name or _name(factory))
                 notes.append("the search did not start again after the last misbehaving "
-                             "call: " + ("the budget was spent" if len(found) < MAX_RESTARTS
-                                         else f"{MAX_RESTARTS} operations misbehaved"))
+                             f"call: {why}")
     if found or probes:
         spent = time.monotonic() - started
         notes.append(f"time in all: {spent:.1f} s, {len(found) + len(probes) + 1} processes "

@@ -133,6 +133,16 @@ class RunContext:
         self.last_program: list[Op] = []
         self.final_program: list[Op] = []
 
+    def spent(self) -> str | None:
+        """Why no further machine may be built (the deadline passed, or ``most`` machines
+        ran), or None. The count never stops a run once an example failed: Hypothesis then
+        plays it again to report it."""
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            return f"the run's budget was spent after {self.examples} examples"
+        if self.most is not None and self.examples >= self.most and not self.failures:
+            return f"the run's {self.most} examples were spent"
+        return None
+
     def finish(self, machine: SuiteMachine) -> None:
         self.examples += 1
         self.steps += len(machine.trace)
@@ -196,11 +206,9 @@ class SuiteMachine(RuleBasedStateMachine):
         if ctx is None:
             ctx = RunContext(RunResult.fresh(self.system, ""))
             type(self)._ctx = ctx
-        if ctx.deadline is not None and time.monotonic() > ctx.deadline:
-            raise OutOfBudget(f"the run's budget was spent after {ctx.examples} examples")
-        if ctx.most is not None and ctx.examples >= ctx.most and not ctx.failures:
-            # (never once an example failed: Hypothesis then plays it again to report it)
-            raise OutOfBudget(f"the run's {ctx.most} examples were spent")
+        spent = ctx.spent()
+        if spent is not None:
+            raise OutOfBudget(spent)
         self.ctx: RunContext = ctx
         self.result: RunResult = ctx.result
         self.trace = Recorder()
@@ -563,8 +571,7 @@ def run_suite(
 def _budget_spent(ctx: RunContext, exc: BaseException) -> None:
     """Raise OutOfBudget if ``exc`` is what Hypothesis made of one (it may wrap the exception
     that ended the run in its own, e.g. a FlakyStrategyDefinition)."""
-    late = ctx.deadline is not None and time.monotonic() > ctx.deadline
-    if not late and (ctx.most is None or ctx.examples < ctx.most):
+    if ctx.spent() is None:
         return
     todo: list[BaseException] = [exc]
     visited: set[int] = set()

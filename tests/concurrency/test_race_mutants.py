@@ -13,15 +13,12 @@ from schedcheck.concurrency.hunt import hunt, run_case
 from schedcheck.harness.common import suite_settings
 from schedcheck.zoo import catalogue
 from schedcheck.zoo import race_mutants as rm
+from tests.counts import quarter_and_whole
 
 # The claim under test is "found by the default CI profile", so these hunts use it.
 CI = suite_settings(profile="ci")
-# Correct targets: the profile in force (dev by default) keeps the suite inside its time budget;
-# `schedcheck check --threads` and the zoo run them under CI.
-CURRENT = suite_settings()
-#: the correct implementations' rounds in every run: fewer than the profile's count (the race
-#: mutants above die within it); the nightly run takes the whole count
-CORRECT = settings(CURRENT, max_examples=max(CURRENT.max_examples // 4, 25))
+# Correct targets: a quarter of the pinned profile's rounds in every run, the whole count
+# nightly (tests/counts.py); `schedcheck check --threads` and the zoo run them at the whole count.
 
 WHEEL_MUTANTS = [rm.CancelNoRecheckWheel, rm.SplitMaxPendingWheel]
 SCHEDULER_MUTANTS = [rm.ClaimCheckThenWriteScheduler, rm.UnlockedDecrementScheduler,
@@ -55,27 +52,25 @@ def test_racy_mutant_is_found_shrunk_and_replayed_ten_of_ten(system: str, factor
     assert run_case(factory, found.case).verdict == found.outcome.verdict
 
 
-@pytest.mark.parametrize("chosen", [CORRECT, pytest.param(CURRENT, marks=pytest.mark.nightly(
-    reason="the profile's whole count of concurrent rounds on the bundled scheduler: a minute"))],
-    ids=["quarter", "whole"])
-def test_the_correct_scheduler_passes_the_concurrent_rounds(chosen: settings) -> None:
-    result = hunt("scheduler", impl.Scheduler, settings=chosen, seed=4)
+@quarter_and_whole("the profile's whole count of concurrent rounds on the bundled scheduler: "
+                   "a minute")
+def test_the_correct_scheduler_passes_the_concurrent_rounds(examples: int) -> None:
+    result = hunt("scheduler", impl.Scheduler,
+                  settings=settings(suite_settings(), max_examples=examples), seed=4)
     assert not result.found, result.outcome and result.outcome.message
-    assert result.examples >= chosen.max_examples
+    assert result.examples >= examples
 
 
-
-
-@pytest.mark.parametrize("chosen", [CORRECT, pytest.param(CURRENT, marks=pytest.mark.nightly(
-    reason="the profile's whole count of concurrent rounds on a bundled wheel: 20-45 s each"))],
-    ids=["quarter", "whole"])
+@quarter_and_whole("the profile's whole count of concurrent rounds on a bundled wheel: "
+                   "20-45 s each")
 @pytest.mark.parametrize(
     "factory", [impl.HashedTimingWheel, impl.HierarchicalTimingWheel], ids=lambda c: c.__name__
 )
-def test_correct_wheels_pass_the_concurrent_rounds(factory: Any, chosen: settings) -> None:
-    result = hunt("wheel", factory, settings=chosen, seed=4)
+def test_correct_wheels_pass_the_concurrent_rounds(factory: Any, examples: int) -> None:
+    result = hunt("wheel", factory, settings=settings(suite_settings(), max_examples=examples),
+                  seed=4)
     assert not result.found, result.outcome and result.outcome.message
-    assert result.examples >= chosen.max_examples
+    assert result.examples >= examples
 
 
 def test_race_mutants_are_catalogued_as_races_with_lin_clauses() -> None:

@@ -4,11 +4,14 @@ touches, never by timing (the benchmark and W-COST measure time)."""
 
 from __future__ import annotations
 
+import ast
 import gc
+import subprocess
 import sys
 import threading
 import weakref
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +20,7 @@ from schedcheck.impl.wheel._buckets import _BucketArray
 
 WHEELS = [HashedTimingWheel, HierarchicalTimingWheel]
 IDS = ["hashed", "hierarchical"]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def noop() -> None:
@@ -244,42 +248,66 @@ def test_hierarchical_drops_empty_top_levels_after_a_huge_timer_goes() -> None:
     w.check_invariants()
 
 
-def _found_by_the_collector() -> list[Any]:
-    """The wheels' own objects (handles, buckets, wheels) that only the cyclic collector would
-    free. Not ``gc.collect() == 0``: a thread that an earlier test left running in this process
-    may make garbage of its own meanwhile (a CI run once counted 3,147 such objects here)."""
+def _wheel_garbage() -> list[str]:
+    """The wheels' own objects (handles, buckets, wheels) that only the cyclic collector frees."""
     gc.set_debug(gc.DEBUG_SAVEALL)  # what the collector finds stays in gc.garbage to be read
-    try:
-        gc.collect()
-        return [o for o in gc.garbage if type(o).__module__.startswith("schedcheck.impl")]
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
+    gc.collect()
+    return sorted(type(o).__name__ for o in gc.garbage
+                  if type(o).__module__.startswith("schedcheck.impl"))
+
+
+def _fired_and_cancelled(cls: Any) -> list[str]:
+    w = cls(1, 8)
+    hs = [w.schedule(d, noop) for d in range(1, 200)]
+    kept_cancelled, kept_fired = hs[150], hs[3]
+    for h in hs[100:]:
+        assert w.cancel(h)
+    assert len(w.advance(300)) == 100
+    assert w.pending() == 0
+    del hs, h
+    # held by the local name and getrefcount's argument only: no bucket, no neighbour
+    assert sys.getrefcount(kept_cancelled) == 2
+    assert sys.getrefcount(kept_fired) == 2
+    del kept_cancelled, kept_fired
+    found = _wheel_garbage()
+    w.check_invariants()
+    return found
+
+
+def _dropped_with_pending(cls: Any) -> list[str]:
+    w = cls(1, 8)
+    payload = Payload()
+    kept = w.schedule(5_000, payload)  # a higher level of the hierarchical wheel
+    for d in range(1, 200):
+        w.schedule(d, noop)
+    watch_wheel, watch_payload = weakref.ref(w), weakref.ref(payload)
+    del w, payload
+    assert watch_wheel() is None  # freed at once: nothing but the name held it
+    assert sys.getrefcount(kept) == 2 and watch_payload() is not None  # the holder's
+    del kept
+    assert watch_payload() is None
+    return _wheel_garbage()
+
+
+def _in_a_fresh_interpreter(body: Callable[[Any], list[str]], cls: Any) -> list[str]:
+    """``body(cls)`` with the cyclic collector off, in a new Python process. Not in this one: a
+    thread an earlier test left behind may drop cyclic garbage of its own meanwhile (CI runs
+    counted 3,147 objects here, and once 884 of a queued wheel's)."""
+    code = (f"import gc; gc.collect(); gc.disable(); "
+            f"from tests.impl import test_wheel_structure as t; "
+            f"print(t.{body.__name__}(t.WHEELS[{WHEELS.index(cls)}]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    found: list[str] = ast.literal_eval(done.stdout.strip())
+    return found
 
 
 @pytest.mark.parametrize("cls", WHEELS, ids=IDS)
 def test_fired_and_cancelled_timers_are_freed_without_the_cyclic_collector(cls: Any) -> None:
     """No reference cycle per timer: once fired or cancelled, a handle is referenced only by
     its holder, and dropping every handle leaves nothing for ``gc.collect()`` to find."""
-    gc.collect()
-    gc.disable()
-    try:
-        w = cls(1, 8)
-        hs = [w.schedule(d, noop) for d in range(1, 200)]
-        kept_cancelled, kept_fired = hs[150], hs[3]
-        for h in hs[100:]:
-            assert w.cancel(h)
-        assert len(w.advance(300)) == 100
-        assert w.pending() == 0
-        del hs, h
-        # held by the local name and getrefcount's argument only: no bucket, no neighbour
-        assert sys.getrefcount(kept_cancelled) == 2
-        assert sys.getrefcount(kept_fired) == 2
-        del kept_cancelled, kept_fired
-        assert _found_by_the_collector() == []
-        w.check_invariants()
-    finally:
-        gc.enable()
+    assert _in_a_fresh_interpreter(_fired_and_cancelled, cls) == []
 
 
 @pytest.mark.parametrize("cls", WHEELS, ids=IDS)
@@ -287,23 +315,7 @@ def test_a_dropped_wheel_with_pending_timers_is_freed_without_the_cyclic_collect
         cls: Any) -> None:
     """A pending handle holds its wheel's token, not the wheel: the buckets' handles close no
     cycle through the wheel, so dropping it frees it (and them) by reference counting."""
-    gc.collect()
-    gc.disable()
-    try:
-        w = cls(1, 8)
-        payload = Payload()
-        kept = w.schedule(5_000, payload)  # a higher level of the hierarchical wheel
-        for d in range(1, 200):
-            w.schedule(d, noop)
-        watch_wheel, watch_payload = weakref.ref(w), weakref.ref(payload)
-        del w, payload
-        assert watch_wheel() is None  # freed at once: nothing but the name held it
-        assert sys.getrefcount(kept) == 2 and watch_payload() is not None  # the holder's
-        del kept
-        assert watch_payload() is None
-        assert _found_by_the_collector() == []
-    finally:
-        gc.enable()
+    assert _in_a_fresh_interpreter(_dropped_with_pending, cls) == []
 
 
 def _entries(wheel: Any) -> int:

@@ -159,7 +159,8 @@ def test_a_duplicate_callback_that_hangs_is_a_core_verdict() -> None:
     also loses tasks submitted after start() and recurses once per task in its cycle check
     (a deep chain): seeds 0, 4 and 5 of 0-5 find one of those first; seed 2
     also draws a late worker's fail() after a resubmit, which the core level once sent to a
-    target without fail() (an internal error of the check, now a complete())."""
+    target without fail() (an internal error of the check, now a complete()). With ``first``
+    the check stops at the hang; it once searched on and reduced another mistake for 40 s."""
     from schedcheck import supervised
     from tests.toolkit.replay_answers import HangsOnDuplicateScheduler
 
@@ -171,6 +172,9 @@ def test_a_duplicate_callback_that_hangs_is_a_core_verdict() -> None:
     assert "did not return within 0.3 s" in cx.message, cx.message
     assert cx.divergence is not None and "again" in cx.divergence.words, cx.divergence
     assert cx.divergence.actual == "raises Hang[did not return within 0.3 s]"
+    # first=True: no second process searches on for the answer's other mistakes
+    assert any("--first stops at the first counterexample" in n for n in result.notes), \
+        result.notes
 
 
 def test_a_round_found_by_the_suite_replays_its_history(tmp_path: Path) -> None:
