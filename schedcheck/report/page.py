@@ -93,7 +93,7 @@ def card_html(result: RunResult) -> str:
 
 CAPTIONS = {"lanes": "the steps, one lane per worker/thread; the divergence in red",
              "tasks": "the task graph at the failing step: model and implementation",
-             "ring": "the ring of buckets at the failing tick",
+             "ring": "the ring of buckets at the failing tick, as the model files the timers",
              "timeline": "the ticks processed: fired and cancelled",
              "cycle": "the reported cycle, checked against the graph with networkx",
              "deadlock": "the wait-for cycle"}

@@ -330,9 +330,10 @@ def ring_dot(snapshot: Mapping[str, Any]) -> graphviz.Graph | None:
         "fontname": "Helvetica", "labelloc": "t",
         # the snapshot's tick is the cursor: the next tick to process, one past the window
         # the failing advance processed (which its step's words name)
-        "label": _esc(f"ring of {size} buckets, the cursor at tick {tick} (the next to process)"
-                      + (f" (tick = {tick_len} units)" if tick_len else "")
-                      + "; each timer: remaining rounds, deadline", 140)},
+        "label": _esc(f"the model's ring of {size} buckets, the cursor at tick {tick} (the next "
+                      "to process)" + (f" (tick = {tick_len} units)" if tick_len else "")
+                      + "; each timer: rounds, deadline; red: the implementation gives it "
+                        "another state", 180)},
         node_attr={"fontname": "Helvetica", "fontsize": "10"})
     for a, b in zip(shown, shown[1:] + shown[:1]):
         if len(shown) > 1 and a != b:
