@@ -323,9 +323,14 @@ def _log_note(logs: Any, where: Path, what: str) -> str:
 def cmd_verify(args: argparse.Namespace) -> int:
     show_progress = not args.json and sys.stderr.isatty()
     say = status_printer(show_progress)
+    why = _unusable_execs(args.exec)  # before anything runs: nothing is lost
+    if why:
+        return _unusable(why)
     skipped = f" (skipping {', '.join(args.skip)})" if args.skip else ""
+    execs = (f" and {len(args.exec)} implementation{'s' if len(args.exec) > 1 else ''} "
+             "given by --exec" if args.exec else "")
     say(f"verify: suites, concurrent rounds, z3 lemmas and zoo on the bundled "
-        f"implementations{skipped}; report -> {args.out}/index.html")
+        f"implementations{execs}{skipped}; report -> {args.out}/index.html")
     from schedcheck.verify import run_verify
 
     try:
@@ -335,7 +340,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
                                 status=ticker.say, detail=ticker.detail,
                                 progress_factory=ticker.bar,
                                 skip=set(args.skip or ()), zoo_only=args.zoo_only,
-                                shrink_showcase=not args.no_shrink)
+                                shrink_showcase=not args.no_shrink,
+                                execs=[(systems.get(s).name, c) for s, c in args.exec])
     except KeyError as exc:
         return _unusable(str(exc.args[0]) if exc.args else str(exc))
     except SchedcheckInternalError as exc:
@@ -345,6 +351,30 @@ def cmd_verify(args: argparse.Namespace) -> int:
     else:
         report.print(Console(highlight=False))
     return EXIT_OK if report.ok else EXIT_FOUND
+
+
+def _unusable_execs(execs: list[tuple[str, str]]) -> str:
+    """Why one of ``verify --exec SYSTEM COMMAND`` cannot be checked ("" when all can): an
+    unknown system, a command that does not start or does not speak the protocol."""
+    from rich.markup import escape
+
+    from schedcheck import pipeline
+    from schedcheck.targets.exec import close_all, exec_factory
+
+    for system, command in execs:
+        if system not in systems.SYSTEMS:
+            return f"--exec {system!r}: the system is one of {', '.join(systems.SYSTEMS)}"
+        entry = systems.get(system)
+        try:
+            why = pipeline.probe_construct(entry, exec_factory(command, entry.name),
+                                           operations=entry.core_operations or None)
+        except TargetError as exc:
+            why = exc.reason
+        finally:
+            close_all()
+        if why:
+            return escape(f"--exec {system} {command!r} is unusable: {why}")
+    return ""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -511,6 +541,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="picture the zoo's first counterexamples as found (faster)")
     verify.add_argument("--zoo-only", nargs="+", metavar="NAME",
                         help="only these zoo entries (the rest are reported as skipped)")
+    verify.add_argument("--exec", nargs=2, action="append", default=[],
+                        metavar=("SYSTEM", "COMMAND"),
+                        help="also check an implementation in another language, started by "
+                             "COMMAND and speaking the process protocol (specs/protocol.md), "
+                             "as `check SYSTEM --exec COMMAND` does (no thread rounds); "
+                             "repeatable")
     verify.add_argument("--json", action="store_true",
                         help="print report.json on stdout instead of the cards")
     verify.set_defaults(run=cmd_verify)

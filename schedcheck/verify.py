@@ -5,7 +5,10 @@ In order (parts the caller skips are listed as skipped, never as passed):
 1. for every bundled target of every system (``System.bundled`` in ``schedcheck.systems``),
    the check pipeline (``schedcheck.pipeline.check``): the differential suite, the scaling
    clause (``*-COST``) and, unless ``threads`` is skipped, the concurrent rounds and
-   real-thread stress (``*-LIN``);
+   real-thread stress (``*-LIN``); then each implementation in another language given as
+   ``(system, command)`` (``verify --exec SYSTEM COMMAND``), through the process protocol
+   (``specs/protocol.md``): the same pipeline without the thread rounds, which need the
+   target in this process;
 2. the exhaustive small concurrent scenarios (every schedule up to 2 preemptions);
 3. the z3 lemmas (``schedcheck.specs.prove.run_all``);
 4. the zoo (every catalogued mutant), whose counterexamples are written under ``zoo/<name>/``.
@@ -51,6 +54,7 @@ def run_verify(
     skip: set[str] | None = None,
     zoo_only: list[str] | None = None,
     shrink_showcase: bool = True,
+    execs: list[tuple[str, str]] | None = None,
 ) -> VerifyReport:
     skip = skip or set()
     say = status or (lambda line: None)
@@ -60,7 +64,7 @@ def run_verify(
     with pipeline.LogCapture() as logs:
         _run_parts(report, examples=examples, zoo_examples=zoo_examples, seed=seed, say=say,
                    detail=detail, bar=progress_factory, skip=skip, zoo_only=zoo_only,
-                   shrink_showcase=shrink_showcase)
+                   shrink_showcase=shrink_showcase, execs=execs or [])
     if logs.write(out / "log.txt"):
         report.notes.append(f"{logs.count} log records (targets, model, mutants) are in "
                             "log.txt; the suites provoke executor rejections on purpose")
@@ -75,12 +79,14 @@ def _run_parts(report: VerifyReport, *, examples: int | None, zoo_examples: int 
                seed: int | None, say: Callable[[str], None],
                detail: Callable[[str], None] | None,
                bar: pipeline.ProgressFactory | None, skip: set[str],
-               zoo_only: list[str] | None, shrink_showcase: bool = True) -> None:
+               zoo_only: list[str] | None, shrink_showcase: bool = True,
+               execs: list[tuple[str, str]]) -> None:
     if "suites" in skip:
         report.skipped.append("the differential suites")
     else:
         _run_suites(report, examples=examples, seed=seed, threads="threads" not in skip,
                     say=say, bar=bar)
+        _run_execs(report, execs, examples=examples, seed=seed, say=say, bar=bar)
     if "threads" in skip:
         report.skipped.append("the concurrent rounds")
     else:
@@ -201,3 +207,35 @@ def _run_suites(report: VerifyReport, *, examples: int | None, seed: int | None,
         say(summary_line(result))
         written = write_run(result, report.out / folder, target_spec=spec, cwd=str(Path.cwd()))
         report.suites.append(SuiteRun(folder, result, written))
+
+
+def exec_folder(system: str, n: int, of: int) -> str:
+    """The sub-folder of the ``n``-th (from 1) of ``of`` ``--exec`` targets of ``system``."""
+    return f"{system}-exec" + (f"-{n}" if of > 1 else "")
+
+
+def _run_execs(report: VerifyReport, execs: list[tuple[str, str]], *, examples: int | None,
+               seed: int | None, say: Callable[[str], None],
+               bar: pipeline.ProgressFactory | None) -> None:
+    """Each ``(system, command)``: the target served by ``command`` over the process protocol,
+    checked as ``schedcheck check SYSTEM --exec COMMAND`` checks it (its children shut down
+    after)."""
+    import shlex
+
+    from schedcheck.targets.exec import close_all, exec_factory, exec_spec
+
+    for system in {s for s, _ in execs}:
+        mine = [command for s, command in execs if s == system]
+        for n, command in enumerate(mine, 1):
+            shown = f"--exec {shlex.quote(command)}"
+            try:
+                result = pipeline.check(system, exec_factory(command, system),
+                                        target_name=shown, examples=examples, seed=seed,
+                                        rounds=False, stress=False, bar=bar, status=say)
+            finally:
+                close_all()
+            say(summary_line(result))
+            folder = exec_folder(system, n, len(mine))
+            written = write_run(result, report.out / folder, target_spec=exec_spec(command),
+                                cwd=str(Path.cwd()))
+            report.suites.append(SuiteRun(folder, result, written))
