@@ -215,6 +215,11 @@ def _check_loaded(args: argparse.Namespace, system: systems.System, target: Any)
                          f"{where.lineno}); please report it with this command line")
     if result.seed is None:
         result.seed = seed
+    if args.db is not None and not result.ok:
+        from schedcheck import saved
+
+        result.notes.append(saved.keep(args.db, system.name, target.factory, result,
+                                       tolerance=args.tolerance))
     out = Path(args.out) if args.out else fresh_out_dir(system.name)
     out.mkdir(parents=True, exist_ok=True)
     logged = logs.write(out / "log.txt")
@@ -323,7 +328,9 @@ def _log_note(logs: Any, where: Path, what: str) -> str:
 def cmd_verify(args: argparse.Namespace) -> int:
     show_progress = not args.json and sys.stderr.isatty()
     say = status_printer(show_progress)
-    why = _unusable_execs(args.exec)  # before anything runs: nothing is lost
+    from schedcheck.verify import run_verify, unusable_execs
+
+    why = unusable_execs(args.exec)  # before anything runs: nothing is lost
     if why:
         return _unusable(why)
     skipped = f" (skipping {', '.join(args.skip)})" if args.skip else ""
@@ -331,8 +338,6 @@ def cmd_verify(args: argparse.Namespace) -> int:
              "given by --exec" if args.exec else "")
     say(f"verify: suites, concurrent rounds, z3 lemmas and zoo on the bundled "
         f"implementations{execs}{skipped}; report -> {args.out}/index.html")
-    from schedcheck.verify import run_verify
-
     try:
         with heartbeat(say, show_progress) as ticker:
             report = run_verify(Path(args.out), examples=args.examples,
@@ -351,30 +356,6 @@ def cmd_verify(args: argparse.Namespace) -> int:
     else:
         report.print(Console(highlight=False))
     return EXIT_OK if report.ok else EXIT_FOUND
-
-
-def _unusable_execs(execs: list[tuple[str, str]]) -> str:
-    """Why one of ``verify --exec SYSTEM COMMAND`` cannot be checked ("" when all can): an
-    unknown system, a command that does not start or does not speak the protocol."""
-    from rich.markup import escape
-
-    from schedcheck import pipeline
-    from schedcheck.targets.exec import close_all, exec_factory
-
-    for system, command in execs:
-        if system not in systems.SYSTEMS:
-            return f"--exec {system!r}: the system is one of {', '.join(systems.SYSTEMS)}"
-        entry = systems.get(system)
-        try:
-            why = pipeline.probe_construct(entry, exec_factory(command, entry.name),
-                                           operations=entry.core_operations or None)
-        except TargetError as exc:
-            why = exc.reason
-        finally:
-            close_all()
-        if why:
-            return escape(f"--exec {system} {command!r} is unusable: {why}")
-    return ""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -477,7 +458,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="an example database (the pytest API saves in "
                             ".hypothesis/examples; fuzz's --db): what it holds for this "
                             "target is replayed first, and a saved failure that fails again "
-                            "is reported beside the search's")
+                            "is reported beside the search's; the search's counterexamples "
+                            "are kept there for the next check, test or campaign")
     check.add_argument("--out", metavar="DIR",
                        help="folder for the report: steps, replay.py, pictures, report.json "
                             "(default: ./schedcheck-out-SYSTEM-TIME)")

@@ -174,7 +174,8 @@ def replay_saved(system: str, factory: Any, name: str, database: str, *,
                  tolerance: bool = False) -> Any:
     """Replay, in this process, what ``database`` saved for ``factory`` under the key every
     door shares (:func:`schedcheck.pytest_api.suite_machine`), reduced as ``schedcheck
-    check`` reduces; the RunResult, or None when nothing saved fails."""
+    check`` reduces, then (when none of that fails) the programs check's search kept there
+    (``schedcheck.saved``); the RunResult, or None when nothing saved fails."""
     import unittest
 
     import hypothesis
@@ -195,9 +196,11 @@ def replay_saved(system: str, factory: Any, name: str, database: str, *,
     try:
         run_suite(machine, result, chosen, keep_database=True, context=ctx)
     except unittest.SkipTest:  # nothing saved for this target
-        return None
-    if result.counterexample is None:
-        return None
+        result.counterexample = None
+    if result.counterexample is None:  # then what check's search kept there
+        from schedcheck import saved
+
+        return saved.replay(chosen.database, system, factory, name, tolerance=tolerance)
     with collector.with_value(None):
         reduce_found(machine, result, ctx.final_program or ctx.last_program)
     return result

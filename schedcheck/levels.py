@@ -229,6 +229,8 @@ def _spent(left: Callable[[], float | None]) -> Callable[[], bool]:
 
 def _labelled(result: RunResult, level: str, shrink: bool) -> RunResult:
     result.level = level
+    for cx in result.all_counterexamples():
+        cx.level = level
     if not shrink and result.counterexamples and not any(
             n.startswith("not shrunk") for n in result.notes):
         result.notes.append("not shrunk: each counterexample is the first failing run found, "

@@ -33,8 +33,9 @@ next run. ``schedcheck fuzz`` campaigns (``--schedcheck-db``, ``--schedcheck-rep
 always run it that way; HypoFuzz fuzzes ``machine``. The database key is
 :func:`database_key` of the system and :func:`target_key` (``module:qualified name`` of the
 factory, ``file:qualified name`` for a class loaded from ``file.py``): the same for every
-door. ``schedcheck check --db DB`` replays what is saved there first; failures found by
-check's search are not saved in the database yet.
+door. ``schedcheck check --db DB`` replays what is saved there first. The counterexamples of
+check's search (``check --db``, and this test's default search) are kept there too, as their
+reduced programs (``schedcheck.saved``), and replayed first by every door.
 
 Building the class builds the machine, which imports the harness and calls the target's
 constructor a few times (its optional parts are probed).
@@ -184,14 +185,18 @@ def _seed(request: Any, search: Search) -> int:
 
 
 def _check_search(request: Any, system: str, factory: Callable[..., Any], name: str, *,
-                  tolerance: bool, search: Search | None) -> None:
+                  tolerance: bool, search: Search | None, database: Any = None) -> None:
     """``schedcheck check``'s search (both levels, keep-going when asked; its budget or
     examples and seed); a failure fails the test with check's card, steps, the path of the
     report folder (``replay.py``, pictures, ``report.json``, ``index.html``) and the command
-    that searches again."""
+    that searches again. With an example ``database``, the counterexamples an earlier search
+    kept there (``schedcheck.saved``: check's, this test's, a campaign's) are replayed first,
+    and this search's are kept there."""
+    import functools
+
     import pytest
 
-    from schedcheck import pipeline, supervised
+    from schedcheck import pipeline, saved, supervised
     from schedcheck.levels import DEFAULT_BUDGET
     from schedcheck.report.card import card_text
     from schedcheck.report.steps import steps_text
@@ -205,15 +210,21 @@ def _check_search(request: Any, system: str, factory: Callable[..., Any], name: 
     try:
         # the target runs in a supervised child: a call that hangs, crashes or exits is a
         # counterexample, and nothing of the target outlives it in this session
-        result = supervised.check(system, factory, target_name=name, examples=search.examples,
-                                  seed=seed, budget=budget, tolerance=tolerance, cost=False,
-                                  levels=True, first=not search.keep_going)
+        result = supervised.check(
+            system, factory, target_name=name, examples=search.examples, seed=seed,
+            budget=budget, tolerance=tolerance, cost=False, levels=True,
+            first=not search.keep_going,
+            database=None if database is None else str(getattr(database, "path", database)),
+            replay_saved=None if database is None else functools.partial(
+                saved.replay, database, system, factory, name, tolerance=tolerance))
     except pipeline.Unusable as exc:
         pytest.fail(f"target {name!r} is unusable: {exc}", pytrace=False)
     if result.seed is None:
         result.seed = seed
     if result.ok:
         return
+    if database is not None:
+        saved.save(database, system, factory, result, tolerance=tolerance)
     again = f"schedcheck check {system} {name} --seed {seed}"
     again += (f" --examples {search.examples}" if search.examples is not None
               else f" --budget {budget:g}")
@@ -323,7 +334,8 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str
                 hypothesis_run(self, request, hypothesis.settings(chosen, phases=reuse))
         if Phase.generate not in chosen.phases:
             return
-        _check_search(request, system, factory, name, tolerance=tolerance, search=search)
+        _check_search(request, system, factory, name, tolerance=tolerance, search=search,
+                      database=chosen.database)
 
     if machine is not None:  # what Hypothesis's pytest plugin and HypoFuzz look for
         test_behaves_like_the_model.is_hypothesis_test = True  # type: ignore[attr-defined]

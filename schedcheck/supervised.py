@@ -516,8 +516,9 @@ def _replayed(entry: System, factory: Callable[..., Any], name: str, database: s
     if cx is None:
         return None, (f"the example database {database}: nothing saved for this target fails "
                       "(replayed first)")
-    return cx, (f"{cx.clause}: a failure saved in the example database {database} (by the "
-                f"pytest API or fuzz) was replayed first and fails again (folder {cx.clause}/)")
+    return cx, (f"{cx.clause}: a failure saved in the example database {database} (by an "
+                "earlier check, the pytest API or fuzz) was replayed first and fails again "
+                f"(folder {cx.clause}/)")
 
 
 def run_in_child(system: System | str, factory: Callable[..., Any],

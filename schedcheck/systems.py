@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from schedcheck.harness.result import RunResult
     from schedcheck.zoo.mutant import Mutant
 
-__all__ = ["SYSTEMS", "System", "get", "names"]
+__all__ = ["SYSTEMS", "System", "core_machine", "get", "names"]
 
 Factory = Callable[..., Any]
 
@@ -127,7 +127,7 @@ def _wheel_core(factory: Factory, *, set_aside: frozenset[str] = frozenset(),
     from schedcheck.harness.result import CONTRACT_ONLY
     from schedcheck.harness.wheel.suite import run_wheel_suite
 
-    others = frozenset(cl.id for cl in c.WHEEL_CLAUSES if cl.id not in _WHEEL_CORE)
+    others = _wheel_contract_only()
     result = run_wheel_suite(factory, tolerance=True, set_aside=set_aside, level_aside=others,
                              **kwargs)
     for cid in others:
@@ -142,6 +142,23 @@ def _wheel_core(factory: Factory, *, set_aside: frozenset[str] = frozenset(),
 
 
 _WHEEL_CORE = (c.W_INV_EARLY, c.W_INV_ONCE, c.W_INV_LATE, c.W_INV_PENDING)
+
+
+def _wheel_contract_only() -> frozenset[str]:
+    """The wheel's clauses its core level sets aside (all but the invariants)."""
+    return frozenset(cl.id for cl in c.WHEEL_CLAUSES if cl.id not in _WHEEL_CORE)
+
+
+def core_machine(name: str, factory: Factory, *, result: RunResult) -> type[Any]:
+    """The state machine of ``name``'s core level for ``factory`` (what its ``run_core``
+    searches): a replay of a core-level program needs it."""
+    if name == "scheduler":
+        from schedcheck.harness.scheduler.core import make_core_machine
+
+        return make_core_machine(factory, result=result)
+    machine = _wheel_machine(factory, result=result, tolerance=True)
+    machine.level_aside = _wheel_contract_only()
+    return machine
 
 
 def _wheel_machine(factory: Factory, **kwargs: Any) -> type[Any]:

@@ -35,7 +35,7 @@ from schedcheck.report.verify import SuiteRun, VerifyReport
 from schedcheck.report.writer import write_run
 from schedcheck.targets import load_target
 
-__all__ = ["BUNDLED_RUNS", "run_verify"]
+__all__ = ["BUNDLED_RUNS", "run_verify", "unusable_execs"]
 
 #: (folder, system, target) of the suite runs, from the registry.
 BUNDLED_RUNS: tuple[tuple[str, str, str], ...] = tuple(
@@ -239,3 +239,27 @@ def _run_execs(report: VerifyReport, execs: list[tuple[str, str]], *, examples: 
             written = write_run(result, report.out / folder, target_spec=exec_spec(command),
                                 cwd=str(Path.cwd()))
             report.suites.append(SuiteRun(folder, result, written))
+
+
+def unusable_execs(execs: list[tuple[str, str]]) -> str:
+    """Why one of ``verify --exec SYSTEM COMMAND`` cannot be checked ("" when all can): an
+    unknown system, a command that does not start or does not speak the protocol."""
+    from rich.markup import escape
+
+    from schedcheck.targets import TargetError
+    from schedcheck.targets.exec import close_all, exec_factory
+
+    for system, command in execs:
+        if system not in systems.SYSTEMS:
+            return f"--exec {system!r}: the system is one of {', '.join(systems.SYSTEMS)}"
+        entry = systems.get(system)
+        try:
+            why = pipeline.probe_construct(entry, exec_factory(command, entry.name),
+                                           operations=entry.core_operations or None)
+        except TargetError as exc:
+            why = exc.reason
+        finally:
+            close_all()
+        if why:
+            return escape(f"--exec {system} {command!r} is unusable: {why}")
+    return ""

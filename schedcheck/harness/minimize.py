@@ -25,6 +25,7 @@ Nothing here imports ``schedcheck.impl``.
 from __future__ import annotations
 
 import logging
+import pickle
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -216,6 +217,7 @@ def reduce_found(machine_class: type[SuiteMachine], result: RunResult,
     assert cx is not None
     reduced = minimize(machine_class, program, cx) if program else None
     if reduced is None:
+        cx.program = pickled(program)
         result.notes.append(not_minimized(cx, program))
         return
     note = (f"minimized by delta debugging from {reduced.before} to "
@@ -232,9 +234,19 @@ def reduce_found(machine_class: type[SuiteMachine], result: RunResult,
     new.seed = cx.seed
     new.hypothesis_program = ""
     new.unreduced = cx
+    new.program = pickled(reduced.program)
     result.counterexample = new
     result.break_(new.clause)
     result.notes.append(note)
+
+
+def pickled(program: list[Op]) -> bytes:
+    """``program`` as the example database keeps it (``harness.saved``); b"" when one of its
+    arguments cannot be pickled (it is then not kept)."""
+    try:
+        return pickle.dumps(program)
+    except Exception:
+        return b""
 
 
 def _has_shape(program: list[Op]) -> bool:

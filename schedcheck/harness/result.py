@@ -104,10 +104,16 @@ class Counterexample:
     #: the folder of its files in a ``--out`` folder: the clause id, or ``S5-2`` for the
     #: second kind of mistake found in S5 ("" until keep-going grading names it)
     folder: str = ""
+    #: the level whose search found it ("core", "contract"; "" outside ``levels.grade``)
+    level: str = ""
+    #: its atomic program (``program.Op``), pickled: what the example database keeps so that
+    #: every door replays it first (``harness.saved``); b"" when it cannot be pickled. Not in
+    #: report.json
+    program: bytes = field(default=b"", repr=False)
 
     def to_json(self) -> dict[str, Any]:
-        data = dataclasses.asdict(dataclasses.replace(self, unreduced=None))
-        del data["unreduced"]
+        data = dataclasses.asdict(dataclasses.replace(self, unreduced=None, program=b""))
+        del data["unreduced"], data["program"]
         return data
 
     @property
