@@ -224,7 +224,11 @@ def _check_search(request: Any, system: str, factory: Callable[..., Any], name: 
     if result.ok:
         return
     if database is not None:
-        saved.save(database, system, factory, result, tolerance=tolerance)
+        try:
+            saved.save(database, system, factory, result, tolerance=tolerance)
+        except Exception as exc:  # the card matters more than keeping it: say so on it
+            result.notes.append(f"the counterexamples were not kept in the example database "
+                                f"({type(exc).__name__}: {exc})")
     again = f"schedcheck check {system} {name} --seed {seed}"
     again += (f" --examples {search.examples}" if search.examples is not None
               else f" --budget {budget:g}")
