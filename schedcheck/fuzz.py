@@ -36,7 +36,6 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -47,19 +46,15 @@ __all__ = [
     "ENGINES",
     "Campaign",
     "add_command",
-    "class_names",
     "default_engine",
-    "hypofuzz_compat",
     "load_database_profile",
     "open_database",
     "replay_saved",
     "run_campaign",
-    "suite_node_ids",
-    "worker_main",
 ]
 
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
-ENGINES = ("hypofuzz", "hypothesis")
+ENGINES = ("check", "hypofuzz", "hypothesis")
 DEFAULT_DB = ".hypothesis/examples"
 #: exit statuses of a pytest run and of a worker
 FOUND, NOTHING, UNUSABLE = 1, 0, 2
@@ -118,9 +113,9 @@ def load_database_profile(where: str | None, *, replay_only: bool = False) -> No
 
 
 def default_engine() -> str:
-    """``hypofuzz`` when it is installed (``pip install 'schedcheck[fuzz]'``), else
-    ``hypothesis``."""
-    return "hypofuzz" if importlib.util.find_spec("hypofuzz") else "hypothesis"
+    """``check``: the search of ``schedcheck check`` (its phases, both levels), from a new
+    seed each round."""
+    return "check"
 
 
 @dataclass(frozen=True)
@@ -131,7 +126,7 @@ class Campaign:
     workers: int = 1
     budget: float | None = None  #: seconds of search; None: until a failure is found
     tolerance: bool = False
-    engine: str = "hypofuzz"
+    engine: str = "check"
     out: Path = Path("schedcheck-fuzz")
 
     def pytest_args(self) -> list[str]:
@@ -273,11 +268,6 @@ def tried_text(campaign: Campaign) -> str:
     if "behaviours" in total and not (total["behaviours"] or total["fingerprints"]):
         text = (text or "0 examples") + " (HypoFuzz has reported no coverage yet)"
     return text or "nothing yet"
-
-
-def _status_line(**counts: int) -> None:
-    sys.stdout.write(STATUS_PREFIX + "".join(f" {k}={v}" for k, v in counts.items()) + "\n")
-    sys.stdout.flush()
 
 
 def _stop(procs: Sequence[subprocess.Popen[bytes]]) -> None:
@@ -465,8 +455,10 @@ def add_command(sub: Any) -> None:
     fuzz.add_argument("--budget", type=_positive(float), metavar="SECONDS",
                       help="stop searching after this long (default: at the first failure)")
     fuzz.add_argument("--engine", choices=ENGINES,
-                      help="hypofuzz (coverage-guided; the default when installed) or "
-                           "hypothesis (the suite run again and again)")
+                      help="check (the default: check's search, its phases and both levels, "
+                           "round after round from new seeds), hypofuzz (coverage-guided "
+                           "Hypothesis, pip install 'schedcheck[fuzz]') or hypothesis (the "
+                           "suite's plain Hypothesis search again and again)")
     fuzz.add_argument("--tolerance", action="store_true",
                       help="wheels: check only never early/twice/after cancel/lost")
     fuzz.add_argument("--out", default="schedcheck-fuzz", metavar="DIR",
@@ -475,121 +467,7 @@ def add_command(sub: Any) -> None:
     fuzz.set_defaults(run=cmd_fuzz)
 
 
-# ---------------------------------------------------------------------------------------------
-# A worker: python -m schedcheck.fuzz ENGINE -- PYTEST_ARGS
-# ---------------------------------------------------------------------------------------------
+if __name__ == "__main__":  # a worker of a campaign (``schedcheck.fuzz_workers``)
+    from schedcheck.fuzz_workers import worker_main
 
-
-def class_names(systems: list[str]) -> list[str]:
-    """The class name of each target's suite, in order: TestScheduler, TestScheduler2 ..."""
-    counts: dict[str, int] = {}
-    names = []
-    for system in systems:
-        counts[system] = counts.get(system, 0) + 1
-        names.append(f"Test{system.capitalize()}" + (str(counts[system])
-                                                     if counts[system] > 1 else ""))
-    return names
-
-
-def suite_node_ids(args: list[str]) -> list[str]:
-    """The node ids of the suites' Hypothesis tests that pytest ``args`` collect."""
-    systems = [a.removeprefix("--schedcheck-") for a in args
-               if a in ("--schedcheck-scheduler", "--schedcheck-wheel")]
-    return [f"{MODULE}::{name}::test_behaves_like_the_model" for name in class_names(systems)]
-
-
-def hypofuzz_compat() -> None:
-    """Let HypoFuzz 25.11 run on a Hypothesis that no longer has the explain phase's
-    ``slice_comments`` on a finished test case (HypoFuzz copies them onto the replay of a
-    shrunk failure, and without them its worker dies before saving the failure). Adds the
-    attribute, empty, to Hypothesis's ``ConjectureResult`` when it is missing."""
-    from hypothesis.internal.conjecture.data import ConjectureResult
-
-    if not hasattr(ConjectureResult, "slice_comments"):
-        ConjectureResult.slice_comments = {}  # type: ignore[attr-defined]
-
-
-def _hypofuzz_worker(pytest_args: list[str]) -> int:
-    """HypoFuzz's worker on the collected suite tests, in this process, without its hub (which
-    takes a worker that has not reported within a minute for one with nothing to do). Exits
-    FOUND once a failure is found and its shrunk form is in the database."""
-    from hypofuzz import detection
-    from hypofuzz.hypofuzz import FuzzWorker
-
-    detection._in_hypofuzz_run = True
-    hypofuzz_compat()
-    nodeids = suite_node_ids(pytest_args)  # the worker collects them itself
-    if not nodeids:
-        return UNUSABLE
-    state: dict[str, Any] = {
-        "hub_state": {"nodeids": nodeids},
-        "worker_state": {"nodeids": {}, "current_lifetime": 0.0, "expected_lifetime": 0.0,
-                         "valid_nodeids": []},
-    }
-    worker = FuzzWorker(pytest_args=pytest_args, shared_state=state)
-
-    def watch() -> None:
-        reported = time.monotonic()
-        while True:
-            time.sleep(POLL_SECONDS)
-            if time.monotonic() - reported >= STATUS_SECONDS / 2:
-                reported = time.monotonic()
-                _hypofuzz_status(list(worker.targets.values()))
-            for target in list(worker.targets.values()):
-                # fetch() waits for HypoFuzz's background writes
-                if target.has_found_failure and list(
-                        target.database._db.fetch(target.database_key)):
-                    sys.stdout.write(f"failure found and saved: {target.nodeid}\n")
-                    sys.stdout.flush()
-                    os._exit(FOUND)
-
-    threading.Thread(target=watch, daemon=True).start()
-    worker.start()  # runs until the process exits
-    return NOTHING
-
-
-def _hypofuzz_status(targets: list[Any]) -> None:
-    """One status line: the inputs HypoFuzz ran, its distinct behaviours and its coverage
-    fingerprints, summed over the targets (its provider's counters; skipped when this
-    HypoFuzz lacks them)."""
-    examples = behaviours = fingerprints = 0
-    for target in targets:
-        provider = getattr(target, "provider", None)
-        corpus = getattr(provider, "corpus", None)
-        try:
-            examples += int(getattr(provider, "ninputs", 0) or 0)
-            if corpus is not None:
-                behaviours += len(corpus.behavior_counts)
-                fingerprints += len(corpus.fingerprints)
-        except (AttributeError, TypeError):
-            continue
-    _status_line(examples=examples, behaviours=behaviours, fingerprints=fingerprints)
-
-
-def _hypothesis_worker(pytest_args: list[str]) -> int:
-    """The suite under pytest again and again (each run replays the database first, then
-    generates new examples), until one fails."""
-    env = {**os.environ, "SCHEDCHECK_PROFILE": os.environ.get("SCHEDCHECK_PROFILE", "thorough")}
-    runs = 0
-    while True:
-        code = subprocess.run([sys.executable, "-m", "pytest", *pytest_args], env=env,
-                              check=False).returncode
-        runs += 1
-        _status_line(runs=runs)
-        if code != NOTHING:
-            return FOUND if code == FOUND else UNUSABLE
-
-
-def worker_main(argv: Sequence[str]) -> int:
-    """``python -m schedcheck.fuzz ENGINE -- PYTEST_ARGS``: one worker of a campaign."""
-    args = list(argv)
-    if len(args) < 2 or args[0] not in ENGINES or args[1] != "--":
-        sys.stderr.write(f"usage: python -m schedcheck.fuzz {{{','.join(ENGINES)}}} -- "
-                         "PYTEST_ARGS\n")
-        return UNUSABLE
-    run = _hypofuzz_worker if args[0] == "hypofuzz" else _hypothesis_worker
-    return run(args[2:])
-
-
-if __name__ == "__main__":
     sys.exit(worker_main(sys.argv[1:]))

@@ -309,6 +309,27 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str
             _fail_with(result, out, name)
         return True
 
+    def kept_run(request: Any, database: Any) -> bool:
+        """The programs check's search kept in ``database`` for this target
+        (``schedcheck.saved``), replayed in a supervised child; False when there is none. One
+        that fails again fails the test with its card."""
+        from schedcheck import saved
+        from schedcheck.harness.result import RunResult
+        from schedcheck.supervised import run_in_child
+
+        if not list(database.fetch(saved.key(system, factory, tolerance=tolerance))):
+            return False
+
+        def run() -> RunResult:
+            again = saved.replay(database, system, factory, name, tolerance=tolerance)
+            return again if again is not None else RunResult.fresh(system, name)
+
+        result = run_in_child(system, factory, run, target_name=name)
+        if not result.ok:
+            out = request.getfixturevalue("tmp_path_factory").mktemp(f"schedcheck-{system}")
+            _fail_with(result, out, name)
+        return True
+
     # ``request``, not ``tmp_path_factory``: HypoFuzz sets up a test's fixtures outside a
     # pytest run, where the temporary directory does not exist; it is made only on a failure
     def test_behaves_like_the_model(self: Any, request: Any) -> None:
@@ -325,7 +346,16 @@ def _suite(system: str, factory: Callable[..., Any], settings: Any, *, name: str
             pytest.fail(f"target {name!r} is unusable: {unusable}", pytrace=False)
         chosen = self.settings
         if settings is not None or _campaign(request):  # Hypothesis's own search, as asked
-            if not hypothesis_run(self, request, chosen) and Phase.generate not in chosen.phases:
+            replay_only = Phase.generate not in chosen.phases
+            if _option(getattr(request, "config", None), "schedcheck_check_search") and (
+                    not replay_only):  # a campaign's worker of the engine "check"
+                _check_search(request, system, factory, name, tolerance=tolerance,
+                              search=search, database=chosen.database)
+                return
+            ran = hypothesis_run(self, request, chosen)
+            if replay_only and chosen.database is not None:  # and what check's search kept
+                ran = kept_run(request, chosen.database) or ran
+            if not ran and replay_only:
                 pytest.skip(f"nothing to replay: the example database holds no example of "
                             f"the {system} suite against {name}")
             return

@@ -48,6 +48,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "Redis server shared by many machines")
     group.addoption("--schedcheck-replay-only", action="store_true",
                     help="run only the examples saved in the database (no new ones)")
+    group.addoption("--schedcheck-check-search", action="store_true",
+                    help="with --schedcheck-db: search as `schedcheck check` does (its phases, "
+                         "both levels, from --hypothesis-seed) and keep what it finds in the "
+                         "database, instead of Hypothesis's own search")
 
 
 def _targets(config: pytest.Config) -> list[tuple[str, str]]:
@@ -68,7 +72,7 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(str(exc)) from exc
     detection = sys.modules.get("hypofuzz.detection")
     if getattr(detection, "_in_hypofuzz_run", False):  # `hypothesis fuzz` collecting
-        from schedcheck.fuzz import hypofuzz_compat
+        from schedcheck.fuzz_workers import hypofuzz_compat
 
         hypofuzz_compat()
     if _targets(config) and config.args_source != pytest.Config.ArgsSource.ARGS:
@@ -91,7 +95,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if not targets:
         return
     from schedcheck import pytest_api
-    from schedcheck.fuzz import MODULE, class_names
+    from schedcheck.fuzz import MODULE
+    from schedcheck.fuzz_workers import class_names
     from schedcheck.targets import TargetError, load_target
 
     module = types.ModuleType("schedcheck_targets", "the suites of --schedcheck-* targets")

@@ -1,0 +1,57 @@
+"""``schedcheck fuzz`` with its default engine, ``check``: each worker round is check's own
+search (its phases, both levels) from a new seed; what it finds is kept in the campaign's
+database as a reduced program, so the campaign stops, writes check's report, and a second
+campaign on the same database replays it first without searching."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from schedcheck import fuzz
+from tests.toolkit.fakes import database_env
+
+OFF_BY_ONE = '''\
+from schedcheck.impl import Scheduler
+
+
+class OffByOne(Scheduler):
+    def submit(self, *args, **kwargs):
+        return super().submit(*args, **kwargs) + 1
+'''
+
+
+def _fuzz(folder: Path, db: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "schedcheck.cli", "fuzz", "scheduler", "buggy.py:OffByOne",
+         "--db", str(db), "--workers", "1", "--budget", "120", "--out", "out"],
+        cwd=folder, capture_output=True, text=True, timeout=300, env=database_env())
+
+
+def test_the_check_engine_finds_keeps_and_reports_and_the_next_campaign_replays_it_first(
+        tmp_path: Path) -> None:
+    assert fuzz.default_engine() == "check"
+    db = tmp_path / "db"
+    first = tmp_path / "machine-1"
+    first.mkdir()
+    (first / "buggy.py").write_text(OFF_BY_ONE)
+    done = _fuzz(first, db)
+    out = done.stdout + done.stderr
+    assert done.returncode == 1, out
+    assert "1 check worker(s)" in out and "a worker found a failure" in out, out
+    # check's report, under --out: the card, the steps, a verified replay.py
+    for name in ("card.txt", "steps.txt", "replay.py", "index.html", "report.json"):
+        assert (first / "out" / name).is_file(), (name, out)
+    assert "verified: fails at step" in out
+    assert "FAILURES" not in out  # no raw pytest
+
+    second = tmp_path / "machine-2"
+    second.mkdir()
+    (second / "buggy.py").write_text(OFF_BY_ONE)
+    again = _fuzz(second, db)
+    out = again.stdout + again.stderr
+    assert again.returncode == 1, out
+    assert "already holds a failure" in out, out
+    assert not list((second / "out").glob("worker-*.log"))  # no search
+    assert (second / "out" / "replay.py").is_file()
