@@ -91,6 +91,8 @@ def replay(database: Any, system: str, factory: Callable[..., Any], name: str, *
         if machine is None:
             continue
         cx, ran = _in_test_context(functools.partial(play, machine, program))
+        result.examples += 1
+        result.steps += len(ran)
         if cx is not None:
             cx.level, cx.program = level, blob
             found.append(cx)
@@ -102,8 +104,9 @@ def replay(database: Any, system: str, factory: Callable[..., Any], name: str, *
     result.counterexamples = found
     for cx in found:
         result.break_(cx.clause)
-    result.notes.append(f"{len(found)} counterexample(s) that check's search kept in the "
-                        "example database failed again")
+    result.notes.append(f"{len(found)} of the {result.examples} program(s) that check's search "
+                        "kept in the example database failed again (the card counts only "
+                        "their replays)")
     return result
 
 
