@@ -1,6 +1,6 @@
-"""``schedcheck fuzz --exec``: a campaign against a JavaScript wheel (its workers and the pytest
-plugin build the target from ``exec:COMMAND``) stops at the first failure with the reduced,
-verified report."""
+"""``schedcheck fuzz --exec``: a campaign (the default engine, check's search) against a
+JavaScript wheel (its workers and the pytest plugin build the target from ``exec:COMMAND``)
+stops at the first failure with the reduced, verified report."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ def test_a_fuzz_campaign_finds_a_javascript_mistake(tmp_path: Path) -> None:
     need("node")
     done = subprocess.run(
         [sys.executable, "-m", "schedcheck.cli", "fuzz", "wheel", "--exec",
-         node_command("wheel.js", "RoundlessWheel"), "--engine", "hypothesis", "--db",
+         node_command("wheel.js", "RoundlessWheel"), "--db",
          str(tmp_path / "db"), "--out", str(tmp_path / "out")],
         cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
     out = done.stdout + done.stderr

@@ -1,7 +1,9 @@
 """``schedcheck fuzz`` with its default engine, ``check``: each worker round is check's own
 search (its phases, both levels) from a new seed; what it finds is kept in the campaign's
 database as a reduced program, so the campaign stops, writes check's report, and a second
-campaign on the same database replays it first without searching."""
+campaign on the same database replays it first without searching. The ``hypothesis`` engine
+(the suite's plain Hypothesis search, saved in Hypothesis's own format) reports the same way;
+the ``hypofuzz`` one is ``test_fuzz.py``'s."""
 
 from __future__ import annotations
 
@@ -22,10 +24,10 @@ class OffByOne(Scheduler):
 '''
 
 
-def _fuzz(folder: Path, db: Path) -> subprocess.CompletedProcess[str]:
+def _fuzz(folder: Path, db: Path, *engine: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "schedcheck.cli", "fuzz", "scheduler", "buggy.py:OffByOne",
-         "--db", str(db), "--workers", "1", "--budget", "120", "--out", "out"],
+         "--db", str(db), "--workers", "1", "--budget", "120", "--out", "out", *engine],
         cwd=folder, capture_output=True, text=True, timeout=300, env=database_env())
 
 
@@ -55,3 +57,13 @@ def test_the_check_engine_finds_keeps_and_reports_and_the_next_campaign_replays_
     assert "already holds a failure" in out, out
     assert not list((second / "out").glob("worker-*.log"))  # no search
     assert (second / "out" / "replay.py").is_file()
+
+
+def test_the_hypothesis_engine_runs_the_plain_suite_and_writes_the_same_report(
+        tmp_path: Path) -> None:
+    (tmp_path / "buggy.py").write_text(OFF_BY_ONE)
+    done = _fuzz(tmp_path, tmp_path / "db", "--engine", "hypothesis")
+    out = done.stdout + done.stderr
+    assert done.returncode == 1, out
+    assert "1 hypothesis worker(s)" in out and "a worker found a failure" in out, out
+    assert "verified: fails at step" in out and (tmp_path / "out" / "replay.py").is_file()
