@@ -11,12 +11,14 @@ A campaign (:func:`run_campaign`) has three parts:
 1. **replay first**: the suite runs only the examples already saved for this target (pytest with
    ``--schedcheck-replay-only``). A failure that another worker or machine found is reported
    at once, and the campaign stops there;
-2. **the search**: ``workers`` processes (:func:`worker_main`, ``python -m schedcheck.fuzz``)
-   search until one finds a failure or the budget runs out. The engine ``hypofuzz`` runs
-   HypoFuzz's coverage-guided worker on the suite's state-machine test; ``hypothesis`` runs the
-   suite over and over with Hypothesis's own generator (profile ``thorough`` unless
-   ``SCHEDCHECK_PROFILE`` says otherwise). Both save failures in the shared database under the
-   key the pytest API uses (``schedcheck.pytest_api.database_key``), so a plain
+2. **the search**: ``workers`` processes (``schedcheck.fuzz_workers``, ``python -m
+   schedcheck.fuzz``) search until one finds a failure or the budget runs out. The engine
+   ``check`` (the default) runs ``schedcheck check``'s search round after round from new
+   seeds, keeping its counterexamples as reduced programs (``schedcheck.saved``); ``hypofuzz``
+   runs HypoFuzz's coverage-guided worker on the suite's state-machine test; ``hypothesis``
+   runs the suite over and over with Hypothesis's own generator (profile ``thorough`` unless
+   ``SCHEDCHECK_PROFILE`` says otherwise). All save in the shared database under the key the
+   pytest API uses (``schedcheck.pytest_api.database_key``), so a plain
    ``pytest --schedcheck-scheduler TARGET --schedcheck-db DB`` replays them too;
 3. **the report**: the replay again, now writing steps, ``replay.py``, pictures and
    ``report.json`` (under ``OUT/report``) for what was found.
