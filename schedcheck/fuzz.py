@@ -18,7 +18,7 @@ A campaign (:func:`run_campaign`) has three parts:
    runs HypoFuzz's coverage-guided worker on the suite's state-machine test; ``hypothesis``
    runs the suite over and over with Hypothesis's own generator (profile ``thorough`` unless
    ``SCHEDCHECK_PROFILE`` says otherwise). All save in the shared database under the key the
-   pytest API uses (``schedcheck.pytest_api.database_key``), so a plain
+   pytest API uses (``schedcheck.saved.database_key``), so a plain
    ``pytest --schedcheck-scheduler TARGET --schedcheck-db DB`` replays them too;
 3. **the report**: the replay again, now writing steps, ``replay.py``, pictures and
    ``report.json`` (under ``OUT/report``) for what was found.
@@ -44,6 +44,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from schedcheck.fuzz_workers import (
+    ENGINES,
+    FOUND,
+    NOTHING,
+    POLL_SECONDS,
+    STATUS_PREFIX,
+    STATUS_SECONDS,
+    UNUSABLE,
+)
+from schedcheck.saved import REDIS_SCHEMES, open_database
+
 __all__ = [
     "ENGINES",
     "Campaign",
@@ -55,42 +66,12 @@ __all__ = [
     "run_campaign",
 ]
 
-REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
-ENGINES = ("check", "hypofuzz", "hypothesis")
 DEFAULT_DB = ".hypothesis/examples"
-#: exit statuses of a pytest run and of a worker
-FOUND, NOTHING, UNUSABLE = 1, 0, 2
-POLL_SECONDS = 0.25
-#: the in-memory module of the pytest plugin's suites: the start of every node id
-MODULE = "schedcheck-targets"
 
 
 # ---------------------------------------------------------------------------------------------
 # The database
 # ---------------------------------------------------------------------------------------------
-
-
-def open_database(where: str) -> Any:
-    """Hypothesis's own database for ``where``: a ``RedisExampleDatabase`` for a Redis URL
-    (``redis://HOST:PORT/N``), else a ``DirectoryBasedExampleDatabase`` at that path.
-    ValueError (saying what to do) when Redis is not installed or does not answer."""
-    from hypothesis.database import DirectoryBasedExampleDatabase
-
-    if not where.startswith(REDIS_SCHEMES):
-        return DirectoryBasedExampleDatabase(where)
-    try:
-        import redis
-        from hypothesis.extra.redis import RedisExampleDatabase
-    except ImportError as exc:
-        raise ValueError(f"a Redis database ({where}) needs the redis client: "
-                         "pip install 'schedcheck[fuzz]'") from exc
-    client = redis.Redis.from_url(where)
-    try:
-        client.ping()
-    except redis.RedisError as exc:
-        raise ValueError(f"the Redis server at {where} does not answer ({exc}); start it, or "
-                         "give a directory instead") from exc
-    return RedisExampleDatabase(client)
 
 
 def load_database_profile(where: str | None, *, replay_only: bool = False) -> None:
@@ -228,10 +209,6 @@ def write_report(campaign: Campaign, *, say: Callable[[str], None] = print) -> i
     return FOUND
 
 
-#: How often a campaign prints what its workers tried so far (seconds).
-STATUS_SECONDS = 2.5
-#: The line a worker prints to its log now and then: ``STATUS_PREFIX key=value ...``.
-STATUS_PREFIX = "schedcheck-fuzz-status"
 
 
 def worker_status(log: Path) -> dict[str, int]:

@@ -17,21 +17,22 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from schedcheck.fuzz import (
-    ENGINES,
-    FOUND,
-    MODULE,
-    NOTHING,
-    POLL_SECONDS,
-    STATUS_PREFIX,
-    STATUS_SECONDS,
-    UNUSABLE,
-)
+__all__ = ["ENGINES", "FOUND", "MODULE", "NOTHING", "STATUS_PREFIX", "STATUS_SECONDS",
+           "UNUSABLE", "class_names", "hypofuzz_compat", "suite_node_ids", "worker_main"]
 
-__all__ = ["class_names", "hypofuzz_compat", "suite_node_ids", "worker_main"]
+ENGINES = ("check", "hypofuzz", "hypothesis")
+#: exit statuses of a pytest run and of a worker
+FOUND, NOTHING, UNUSABLE = 1, 0, 2
+POLL_SECONDS = 0.25
+#: the in-memory module of the pytest plugin's suites: the start of every node id
+MODULE = "schedcheck-targets"
+#: How often a campaign prints what its workers tried so far (seconds).
+STATUS_SECONDS = 2.5
+#: The line a worker prints to its log now and then: ``STATUS_PREFIX key=value ...``.
+STATUS_PREFIX = "schedcheck-fuzz-status"
 
 
 def _status_line(**counts: int) -> None:
@@ -125,36 +126,35 @@ def _hypofuzz_status(targets: list[Any]) -> None:
     _status_line(examples=examples, behaviours=behaviours, fingerprints=fingerprints)
 
 
-def _hypothesis_worker(pytest_args: list[str]) -> int:
-    """The suite under pytest again and again (each run replays the database first, then
-    generates new examples), until one fails."""
-    env = {**os.environ, "SCHEDCHECK_PROFILE": os.environ.get("SCHEDCHECK_PROFILE", "thorough")}
+def _rounds(pytest_args: list[str], more: Callable[[], list[str]],
+            env: dict[str, str] | None = None) -> int:
+    """The suite under pytest round after round (``pytest_args`` and ``more()`` for each round)
+    until a round fails: FOUND for a failure, UNUSABLE when pytest itself could not run."""
     runs = 0
     while True:
-        code = subprocess.run([sys.executable, "-m", "pytest", *pytest_args], env=env,
+        code = subprocess.run([sys.executable, "-m", "pytest", *pytest_args, *more()], env=env,
                               check=False).returncode
         runs += 1
         _status_line(runs=runs)
         if code != NOTHING:
             return FOUND if code == FOUND else UNUSABLE
+
+
+def _hypothesis_worker(pytest_args: list[str]) -> int:
+    """The suite's own Hypothesis search, each round replaying the database first, then
+    generating new examples (profile ``thorough`` unless ``SCHEDCHECK_PROFILE`` says)."""
+    env = {**os.environ, "SCHEDCHECK_PROFILE": os.environ.get("SCHEDCHECK_PROFILE", "thorough")}
+    return _rounds(pytest_args, list, env)
 
 
 def _check_worker(pytest_args: list[str]) -> int:
-    """``schedcheck check``'s search under pytest again and again, each round from a new seed
-    (``--schedcheck-check-search``): each round replays what the database keeps first, and
-    keeps there what it finds (``schedcheck.saved``); until a round fails."""
+    """``schedcheck check``'s search (``--schedcheck-check-search``), each round from a new seed:
+    a round replays what the database keeps first, and keeps there what it finds
+    (``schedcheck.saved``)."""
     import random
 
-    runs = 0
-    while True:
-        seed = random.randrange(1 << 32)
-        code = subprocess.run([sys.executable, "-m", "pytest", *pytest_args,
-                               "--schedcheck-check-search", f"--hypothesis-seed={seed}"],
-                              check=False).returncode
-        runs += 1
-        _status_line(runs=runs)
-        if code != NOTHING:
-            return FOUND if code == FOUND else UNUSABLE
+    return _rounds(pytest_args, lambda: ["--schedcheck-check-search",
+                                         f"--hypothesis-seed={random.randrange(1 << 32)}"])
 
 
 def worker_main(argv: Sequence[str]) -> int:

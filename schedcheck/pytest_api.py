@@ -45,11 +45,12 @@ from __future__ import annotations
 
 import os
 import random
-import re
 import unittest
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from schedcheck.saved import database_key, target_key
 
 __all__ = ["Search", "database_key", "scheduler_suite", "suite_machine", "target_key",
            "wheel_suite"]
@@ -58,23 +59,6 @@ __all__ = ["Search", "database_key", "scheduler_suite", "suite_machine", "target
 def _name(factory: Callable[..., Any]) -> str:
     label = getattr(factory, "__qualname__", None) or repr(factory)
     module = getattr(factory, "__module__", "") or ""
-    return f"{module}:{label}" if module else label
-
-
-#: the module name ``schedcheck.targets`` gives a class loaded from path/to/file.py
-_FILE_MODULE = re.compile(r"^_schedcheck_target_(?P<stem>.+)_[0-9a-f]{10}$")
-
-
-def target_key(factory: Callable[..., Any]) -> str:
-    """The target's name in the example database: ``module:qualified name``, where a class
-    loaded from ``path/to/file.py`` has the module ``file`` (whatever its content, so that an
-    edited file still replays its saved failures first). ``mine.py:Scheduler`` given to
-    ``fuzz`` and ``from mine import Scheduler`` in a test file have the same key."""
-    label = getattr(factory, "__qualname__", None) or repr(factory)
-    module = getattr(factory, "__module__", "") or ""
-    found = _FILE_MODULE.match(module)
-    if found:
-        module = found.group("stem")
     return f"{module}:{label}" if module else label
 
 
@@ -98,11 +82,6 @@ def suite_machine(system: str, factory: Callable[..., Any], *, name: str = "",
     machine._hypothesis_internal_add_digest = database_key(  # read by Hypothesis's digest
         system, target_key(factory), tolerance=tolerance)
     return machine
-
-
-def database_key(system: str, name: str, *, tolerance: bool = False) -> bytes:
-    """What distinguishes one target's suite from another's in the example database."""
-    return f"schedcheck {system} {name}{' tolerance' if tolerance else ''}".encode()
 
 
 def suite_settings(explicit: Any = None) -> Any:

@@ -95,8 +95,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if not targets:
         return
     from schedcheck import pytest_api
-    from schedcheck.fuzz import MODULE
-    from schedcheck.fuzz_workers import class_names
+    from schedcheck.fuzz_workers import MODULE, class_names
     from schedcheck.targets import TargetError, load_target
 
     module = types.ModuleType("schedcheck_targets", "the suites of --schedcheck-* targets")

@@ -3,7 +3,7 @@ replays them first.
 
 Hypothesis keeps a failing example as the choices that drew it, and replays them on the same
 test: the pytest API's and ``fuzz``'s failures are kept that way, under the target's key
-(:func:`schedcheck.pytest_api.database_key`). ``check``'s search draws from other machines (its
+(:func:`database_key`). ``check``'s search draws from other machines (its
 phases: scenarios, swarm, long programs, graph shapes), whose choices would draw another
 program on the suite's own machine. So a counterexample of ``check`` (or of the pytest API's
 default search, which is ``check``'s) is kept as its reduced program -- the atomic calls that
@@ -19,12 +19,17 @@ from __future__ import annotations
 
 import functools
 import pickle
+import re
 from collections.abc import Callable
 from typing import Any
 
 from schedcheck.harness.result import Counterexample, RunResult
 
-__all__ = ["SUFFIX", "keep", "key", "replay", "save"]
+__all__ = ["REDIS_SCHEMES", "SUFFIX", "database_key", "keep", "key", "open_database",
+           "replay", "save", "target_key"]
+
+#: the URL schemes of a Redis example database (anything else is a directory)
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 
 #: What follows the target's database key for its kept programs.
 SUFFIX = b" check-programs"
@@ -32,10 +37,53 @@ SUFFIX = b" check-programs"
 FORMAT = 1
 
 
+#: the module name ``schedcheck.targets`` gives a class loaded from path/to/file.py
+_FILE_MODULE = re.compile(r"^_schedcheck_target_(?P<stem>.+)_[0-9a-f]{10}$")
+
+
+def target_key(factory: Callable[..., Any]) -> str:
+    """The target's name in the example database: ``module:qualified name``, where a class
+    loaded from ``path/to/file.py`` has the module ``file`` (whatever its content, so that an
+    edited file still replays its saved failures first). ``mine.py:Scheduler`` given to
+    ``fuzz`` and ``from mine import Scheduler`` in a test file have the same key."""
+    label = getattr(factory, "__qualname__", None) or repr(factory)
+    module = getattr(factory, "__module__", "") or ""
+    found = _FILE_MODULE.match(module)
+    if found:
+        module = found.group("stem")
+    return f"{module}:{label}" if module else label
+
+
+def database_key(system: str, name: str, *, tolerance: bool = False) -> bytes:
+    """What distinguishes one target's suite from another's in the example database."""
+    return f"schedcheck {system} {name}{' tolerance' if tolerance else ''}".encode()
+
+
+def open_database(where: str) -> Any:
+    """Hypothesis's own database for ``where``: a ``RedisExampleDatabase`` for a Redis URL
+    (``redis://HOST:PORT/N``), else a ``DirectoryBasedExampleDatabase`` at that path.
+    ValueError (saying what to do) when Redis is not installed or does not answer."""
+    from hypothesis.database import DirectoryBasedExampleDatabase
+
+    if not where.startswith(REDIS_SCHEMES):
+        return DirectoryBasedExampleDatabase(where)
+    try:
+        import redis
+        from hypothesis.extra.redis import RedisExampleDatabase
+    except ImportError as exc:
+        raise ValueError(f"a Redis database ({where}) needs the redis client: "
+                         "pip install 'schedcheck[fuzz]'") from exc
+    client = redis.Redis.from_url(where)
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        raise ValueError(f"the Redis server at {where} does not answer ({exc}); start it, or "
+                         "give a directory instead") from exc
+    return RedisExampleDatabase(client)
+
+
 def key(system: str, factory: Callable[..., Any], *, tolerance: bool = False) -> bytes:
     """Where ``factory``'s kept programs are: the key every door shares, and :data:`SUFFIX`."""
-    from schedcheck.pytest_api import database_key, target_key
-
     return database_key(system, target_key(factory), tolerance=tolerance) + SUFFIX
 
 
@@ -56,10 +104,8 @@ def keep(where: str, system: str, factory: Callable[..., Any], result: RunResult
          tolerance: bool = False) -> str:
     """:func:`save` into the database at ``where`` (a directory or a Redis URL, as ``check
     --db`` takes it); the note for the card."""
-    from schedcheck import fuzz
-
     try:
-        kept = save(fuzz.open_database(where), system, factory, result, tolerance=tolerance)
+        kept = save(open_database(where), system, factory, result, tolerance=tolerance)
     except (ValueError, OSError) as exc:
         return f"the counterexamples were not kept in the example database {where}: {exc}"
     if not kept:

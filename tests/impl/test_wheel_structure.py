@@ -249,8 +249,9 @@ def test_hierarchical_drops_empty_top_levels_after_a_huge_timer_goes() -> None:
 
 
 def _wheel_garbage() -> list[str]:
-    """The wheels' own objects (handles, buckets, wheels) that only the cyclic collector frees."""
-    gc.set_debug(gc.DEBUG_SAVEALL)  # what the collector finds stays in gc.garbage to be read
+    """The wheels' own objects (handles, buckets, wheels) that only the cyclic collector frees:
+    the collector runs as it does for users, but with ``DEBUG_SAVEALL`` (set by the caller
+    before the wheel was made) what it finds, whenever it ran, stays in ``gc.garbage``."""
     gc.collect()
     return sorted(type(o).__name__ for o in gc.garbage
                   if type(o).__module__.startswith("schedcheck.impl"))
@@ -290,11 +291,12 @@ def _dropped_with_pending(cls: Any) -> list[str]:
 
 
 def _in_a_fresh_interpreter(body: Callable[[Any], list[str]], cls: Any) -> list[str]:
-    """``body(cls)`` with the cyclic collector off, in a new Python process. Not in this one: a
+    """``body(cls)`` in a new Python process, the collector saving what it finds (it stays on,
+    as for users: ``gc.DEBUG_SAVEALL`` keeps what a run of it found). Not in this one: a
     thread an earlier test left behind may drop cyclic garbage of its own meanwhile (CI runs
     counted 3,147 objects here, and once 884 of a queued wheel's)."""
-    code = (f"import gc; gc.collect(); gc.disable(); "
-            f"from tests.impl import test_wheel_structure as t; "
+    code = (f"import gc; from tests.impl import test_wheel_structure as t; "
+            f"gc.collect(); gc.set_debug(gc.DEBUG_SAVEALL); "
             f"print(t.{body.__name__}(t.WHEELS[{WHEELS.index(cls)}]))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=ROOT, timeout=120)

@@ -24,23 +24,25 @@ class OffByOne(Scheduler):
 '''
 
 
-def _fuzz(folder: Path, db: Path, *engine: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+def _fuzz(folder: Path, db: Path, *engine: str) -> str:
+    """A campaign on ``buggy.py`` from ``folder`` (made here) with the database ``db``: its
+    output, after asserting that it found the failure (exit 1)."""
+    folder.mkdir(exist_ok=True)
+    (folder / "buggy.py").write_text(OFF_BY_ONE)
+    done = subprocess.run(
         [sys.executable, "-m", "schedcheck.cli", "fuzz", "scheduler", "buggy.py:OffByOne",
          "--db", str(db), "--workers", "1", "--budget", "120", "--out", "out", *engine],
         cwd=folder, capture_output=True, text=True, timeout=300, env=database_env())
+    out = done.stdout + done.stderr
+    assert done.returncode == 1, out
+    return out
 
 
 def test_the_check_engine_finds_keeps_and_reports_and_the_next_campaign_replays_it_first(
         tmp_path: Path) -> None:
     assert fuzz.default_engine() == "check"
-    db = tmp_path / "db"
-    first = tmp_path / "machine-1"
-    first.mkdir()
-    (first / "buggy.py").write_text(OFF_BY_ONE)
-    done = _fuzz(first, db)
-    out = done.stdout + done.stderr
-    assert done.returncode == 1, out
+    db, first, second = tmp_path / "db", tmp_path / "machine-1", tmp_path / "machine-2"
+    out = _fuzz(first, db)
     assert "1 check worker(s)" in out and "a worker found a failure" in out, out
     # check's report, under --out: the card, the steps, a verified replay.py
     for name in ("card.txt", "steps.txt", "replay.py", "index.html", "report.json"):
@@ -48,12 +50,7 @@ def test_the_check_engine_finds_keeps_and_reports_and_the_next_campaign_replays_
     assert "verified: fails at step" in out
     assert "FAILURES" not in out  # no raw pytest
 
-    second = tmp_path / "machine-2"
-    second.mkdir()
-    (second / "buggy.py").write_text(OFF_BY_ONE)
-    again = _fuzz(second, db)
-    out = again.stdout + again.stderr
-    assert again.returncode == 1, out
+    out = _fuzz(second, db)
     assert "already holds a failure" in out, out
     assert not list((second / "out").glob("worker-*.log"))  # no search
     assert (second / "out" / "replay.py").is_file()
@@ -61,9 +58,6 @@ def test_the_check_engine_finds_keeps_and_reports_and_the_next_campaign_replays_
 
 def test_the_hypothesis_engine_runs_the_plain_suite_and_writes_the_same_report(
         tmp_path: Path) -> None:
-    (tmp_path / "buggy.py").write_text(OFF_BY_ONE)
-    done = _fuzz(tmp_path, tmp_path / "db", "--engine", "hypothesis")
-    out = done.stdout + done.stderr
-    assert done.returncode == 1, out
+    out = _fuzz(tmp_path, tmp_path / "db", "--engine", "hypothesis")
     assert "1 hypothesis worker(s)" in out and "a worker found a failure" in out, out
     assert "verified: fails at step" in out and (tmp_path / "out" / "replay.py").is_file()

@@ -535,8 +535,7 @@ def make_core_machine(factory: Callable[..., Any], *,
 
 
 def _lacking(factory: Callable[..., Any], methods: tuple[str, ...]) -> set[str]:
-    """The ``methods`` a ``factory(1)`` object does not have (none if it cannot be built:
-    the first example then says why)."""
+    """The ``methods`` a ``factory(1)`` lacks (none if it cannot be built: an example says)."""
     try:
         obj = factory(1)
     except Exception:
