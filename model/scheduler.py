@@ -283,14 +283,23 @@ class Scheduler:
                 return dt.cause
         return None
 
+    def _dependents(self) -> dict[Any, list[_Task]]:
+        """Each id's direct dependents through required edges (one pass over the tasks)."""
+        out: dict[Any, list[_Task]] = {}
+        for t in self._tasks.values():
+            for d in t.deps:
+                out.setdefault(d, []).append(t)
+        return out
+
     def _block_from(self, root: Any, cause: Cause) -> None:
         """Rules 5-7: every task reachable through current PENDING/READY dependents (required
         edges) becomes BLOCKED with the root's cause; stops at RUNNING and terminal tasks."""
+        dependents = self._dependents()
         frontier = [root]
         while frontier:
             x = frontier.pop()
-            for t in self._tasks.values():
-                if x in t.deps and t.state in (P, R):
+            for t in dependents.get(x, ()):
+                if t.state in (P, R):
                     t.state, t.cause = BLK, cause
                     frontier.append(t.task_id)
 
@@ -486,11 +495,12 @@ class Scheduler:
         if root.state not in DEAD:
             return {}
         chosen = {task_id: root}
+        dependents = self._dependents()
         frontier = [task_id]
         while cascade and frontier:
             x = frontier.pop()
-            for t in self._tasks.values():
-                if x in t.deps and t.state is BLK and t.task_id not in chosen:
+            for t in dependents.get(x, ()):
+                if t.state is BLK and t.task_id not in chosen:
                     chosen[t.task_id] = t
                     frontier.append(t.task_id)
         batch = sorted(chosen.values(), key=lambda t: t.seq)

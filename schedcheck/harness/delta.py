@@ -6,7 +6,7 @@ items' programs (``schedcheck.practice.reduce``). Nothing here runs a target or 
 Hypothesis.
 
 0. each graph shape (``scheduler.shapes``, one step) bisected down to the least size that
-   still fails (:func:`smaller_shapes`);
+   still fails (:func:`smaller_shapes`); the later passes leave a shape's numbers alone;
 1. a wheel program's points in time moved towards 0 together (a start offset of -2**41 and
    the deadlines and nows that follow it), first, so that every later replay runs near 0 and
    a hang that came from the distance goes;
@@ -36,6 +36,14 @@ from schedcheck.harness.program import Op, TimerName
 
 __all__ = ["NAMING_OPS", "SHAPE_OP", "WINDOW_PASS_MAX", "reduce_ops", "small_ids", "smaller_ints",
            "smaller_shapes"]
+
+#: The op that plays a whole graph shape: ``_shape(name, size, seed)`` (``scheduler.shapes``).
+#: Its size is bisected (:func:`smaller_shapes`) and its seed names the graph drawn: the
+#: number passes leave both alone (a shape of 1,249 tasks would otherwise be tried at
+#: 1,248, 1,247 ... one replay of the whole shape each).
+SHAPE_OP = "_shape"
+#: The ops whose numbers the passes that move numbers together leave alone.
+_FIXED_NUMBERS = ("_build", SHAPE_OP)
 
 #: Programs up to this many steps also get the pass over contiguous runs (O(n^2) replays).
 WINDOW_PASS_MAX = 40
@@ -199,7 +207,9 @@ def _words_with(words: Any, old: int, new: int) -> Any:
 
 def _smaller_numbers(op: Op) -> Iterator[Op]:
     """The op with one int argument made smaller (positional, keyword, or in the wheel
-    constructor's options): offsets, deadlines, delays, sizes towards 0."""
+    constructor's options): offsets, deadlines, delays, sizes towards 0 (not a shape's)."""
+    if op.name == SHAPE_OP:
+        return
     for i, arg in enumerate(op.args):
         if _is_number(arg) and not (op.name == "_build" and i < 2 and arg <= 1):
             for c in smaller_ints(arg):
@@ -291,6 +301,9 @@ def _halved(ops: list[Op]) -> list[Op]:
     new ones)."""
     out = []
     for op in ops:
+        if op.name == SHAPE_OP:
+            out.append(op)
+            continue
         olds = [v for v in (*op.args, *op.kwargs.values()) if _is_number(v) and abs(v) >= 2]
         words = op.kwargs.get("words")
         kwargs = {k: _half(v) for k, v in op.kwargs.items() if k != "words"}
@@ -315,7 +328,7 @@ def _numbers_in(value: Any) -> Iterator[int]:
 
 def _largest(ops: list[Op]) -> int:
     """The largest number (in size) among the ops' arguments, 0 if none."""
-    return max((abs(v) for op in ops for v in _numbers_in(
+    return max((abs(v) for op in ops if op.name != SHAPE_OP for v in _numbers_in(
         (op.args, {k: v for k, v in op.kwargs.items() if k != "words"}))), default=0)
 
 
@@ -327,7 +340,7 @@ def _lowered(ops: list[Op], by: int) -> list[Op]:
     """The steps' numbers above ``by`` lowered by it together (the constructor's stay)."""
     out = []
     for op in ops:
-        if op.name == "_build":
+        if op.name in _FIXED_NUMBERS:
             out.append(op)
             continue
         args = tuple(v - by if _is_number(v) and v > by else v for v in op.args)
@@ -342,7 +355,7 @@ def _lowered(ops: list[Op], by: int) -> list[Op]:
 def _lowered_together(ops: list[Op], fails: Callable[[list[Op]], bool]) -> list[Op]:
     """The steps' numbers moved down together by all but 1 of the smallest of them (delays of
     595, 603 and 615 become 1, 9 and 21), or by half of that."""
-    numbers = [v for op in ops if op.name != "_build" for v in op.args
+    numbers = [v for op in ops if op.name not in _FIXED_NUMBERS for v in op.args
                if _is_number(v) and v > 1]
     if not numbers:
         return ops
@@ -423,9 +436,6 @@ def small_ids(ops: list[Op]) -> list[Op]:
         out.append(replace(op, args=_renamed(op.args, mapping), kwargs=kwargs))
     return out
 
-
-#: The op that plays a whole graph shape: ``_shape(name, size, seed)`` (``scheduler.shapes``).
-SHAPE_OP = "_shape"
 
 
 def smaller_shapes(ops: list[Op], fails: Callable[[list[Op]], bool]) -> list[Op]:

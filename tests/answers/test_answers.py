@@ -92,19 +92,12 @@ def test_every_answer_lists_mistakes_of_items_and_clauses_that_exist() -> None:
             assert m.clauses and set(m.clauses) <= clauses, m
 
 
-#: the tests that read the answers' grade cards run in one xdist worker: each card is graded
-#: once (``_card`` is cached per process; ``scripts/test`` uses ``--dist loadgroup``)
-GRADED = pytest.mark.xdist_group("answers-graded")
-
-
-@GRADED
 def test_grade_reports_the_listed_mistakes_each_under_its_item() -> None:
     listed = [(a, m) for a in ANSWERS for m in a.mistakes if m.graded]
     missed = [f"{a.name}: {m.item} {m.what}" for a, m in listed if not _shown(_card(a.name), m)]
     assert len(listed) - len(missed) >= FOUND * len(listed), "\n".join(missed)
 
 
-@GRADED
 @pytest.mark.parametrize("answer", ANSWERS, ids=lambda a: a.name)
 def test_grade_fails_no_item_whose_subject_is_right(answer: Answer) -> None:
     card = _card(answer.name)
@@ -133,19 +126,25 @@ MISSES = int((1 - FOUND) * sum(len(a.mistakes) for a in ANSWERS))
 
 
 def _checked() -> list[Any]:
-    """The answers, each in its own xdist group: the two tests of an answer share one cached
-    check run when they run in the same worker (``scripts/test`` uses ``--dist loadgroup``)."""
-    return [pytest.param(a, id=a.name, marks=[pytest.mark.xdist_group(f"answer-{a.name}"), *(
-        [pytest.mark.nightly(reason=_SLOW_CHECK[a.name])] if a.name in _SLOW_CHECK else [])])
+    """The answers, each one test: its one check run, then that run's replays (one test, so
+    the check runs once whichever worker takes it)."""
+    return [pytest.param(a, id=a.name, marks=(
+        [pytest.mark.nightly(reason=_SLOW_CHECK[a.name])] if a.name in _SLOW_CHECK else []))
         for a in ANSWERS]
 
 
+#: the bundled implementation each system's replays must pass on
+BUNDLED = {"scheduler": "schedcheck.impl:Scheduler", "wheel": "schedcheck.impl:HashedTimingWheel"}
+
+
 @pytest.mark.parametrize("answer", _checked())
-def test_one_check_of_the_answer_reports_its_mistakes_and_breaks_nothing_else(
-        answer: Answer) -> None:
-    """One check run per answer (each test pays for one): it breaks no clause that no listed
-    mistake owns, it reports the listed mistakes (at most MISSES missed), and an answer that
-    grade fails does not pass it."""
+def test_one_check_of_the_answer_reports_its_mistakes_and_each_replay_confirms_a_fix(
+        answer: Answer, tmp_path: Path) -> None:
+    """One check run per answer: it breaks no clause that no listed mistake owns, it reports
+    the listed mistakes (at most MISSES missed), and an answer that grade fails does not pass
+    it. Then every replay.py of that run: on the answer, the AssertionError at its printed
+    step (where the writer verified it does); with ``--target`` on the bundled implementation,
+    exit 0 and "did not reproduce" -- a replay confirms a fix."""
     broken = _broken(answer.name)
     owners = {c for m in answer.mistakes for c in m.clauses} | set(_CHECK_ALSO.get(answer.name, {}))
     # a seed's point is broken with the rule it rests on (clauses.SEED_RULES)
@@ -155,18 +154,11 @@ def test_one_check_of_the_answer_reports_its_mistakes_and_breaks_nothing_else(
               if not set(m.clauses) & broken]
     assert len(missed) <= MISSES, "\n".join(missed)
     assert broken, "an answer with listed mistakes passed check"
+    _each_replay_fails_on_it_and_passes_on_the_bundled_implementation(answer, tmp_path)
 
 
-#: the bundled implementation each system's replays must pass on
-BUNDLED = {"scheduler": "schedcheck.impl:Scheduler", "wheel": "schedcheck.impl:HashedTimingWheel"}
-
-
-@pytest.mark.parametrize("answer", _checked())
-def test_each_replay_of_the_answer_fails_on_it_and_passes_on_the_bundled_implementation(
+def _each_replay_fails_on_it_and_passes_on_the_bundled_implementation(
         answer: Answer, tmp_path: Path) -> None:
-    """Every replay.py of the answer's check: on the answer, the AssertionError at its printed
-    step (where the writer verified it does); with ``--target`` on the bundled implementation,
-    exit 0 and "did not reproduce" -- a replay confirms a fix."""
     result = _result(answer.name)
     write_run(result, tmp_path, target_spec=_spec(answer), cwd=str(Path.cwd()),
               with_pictures=False)
@@ -195,7 +187,6 @@ def _replay(script: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=120, check=False)
 
 
-@GRADED
 @pytest.mark.parametrize("answer", ANSWERS, ids=lambda a: a.name)
 def test_an_answer_grade_fails(answer: Answer) -> None:
     assert _card(answer.name).failed
