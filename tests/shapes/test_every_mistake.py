@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from schedcheck import profiles, systems
 from schedcheck.harness.result import Step, kind_of
@@ -28,7 +29,9 @@ def test_a_kind_names_the_operation_and_both_outcomes_without_ids() -> None:
     assert kind_of(None) == ""
 
 
-def test_both_mistakes_of_one_clause_are_found_each_reduced() -> None:
+def test_both_mistakes_of_one_clause_are_found_each_reduced_and_written_verified(
+        tmp_path: Path) -> None:
+    """One grading run (its search is the cost of this test), then its out folder."""
     with profiles.seed_only_draws():
         result = grade(systems.get("scheduler"), TwoFailMistakes, level="contract",
                        examples=200, seed=0, profile="ci", every_kind=True)
@@ -38,6 +41,7 @@ def test_both_mistakes_of_one_clause_are_found_each_reduced() -> None:
     assert all(len(cx.steps) <= 6 for cx in found), [len(cx.steps) for cx in found]
     assert "2 kinds of mistake" in result.stats["S5"].why
     assert any(f"up to {KINDS_PER_CLAUSE} a clause" in n for n in result.notes), result.notes
+    _the_out_folder_holds_each_kind_verified(result, tmp_path)
 
 
 def test_seed_only_grading_looks_for_one_kind_a_clause_unless_asked() -> None:
@@ -47,10 +51,7 @@ def test_seed_only_grading_looks_for_one_kind_a_clause_unless_asked() -> None:
     assert [cx.clause for cx in result.counterexamples].count("S5") == 1
 
 
-def test_the_out_folder_holds_each_kind_verified(tmp_path: Path) -> None:
-    with profiles.seed_only_draws():
-        result = grade(systems.get("scheduler"), TwoFailMistakes, level="contract",
-                       examples=200, seed=0, profile="ci", every_kind=True)
+def _the_out_folder_holds_each_kind_verified(result: Any, tmp_path: Path) -> None:
     out = tmp_path / "out"
     write_run(result, out, target_spec=f"{HERE / 'two_in_one.py'}:TwoFailMistakes",
               cwd=str(tmp_path), with_pictures=False)

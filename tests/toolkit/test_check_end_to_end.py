@@ -86,7 +86,7 @@ CONTRACT_ALSO = {"S4": {"S9"}, "W4": set()}
 
 @pytest.mark.parametrize(
     ("system", "source", "attr", "clause", "extra"),
-    [("scheduler", BROKEN_SCHEDULER, "Scheduler", "S4", ["--examples", "100", "--no-shrink"]),
+    [("scheduler", BROKEN_SCHEDULER, "Scheduler", "S4", ["--examples", "30", "--no-shrink"]),
      ("wheel", BROKEN_WHEEL, "Wheel", "W4", ["--examples", "30"])],
 )
 def test_broken_target_outside_the_repo_exits_1_with_card_replay_and_pictures(
