@@ -8,6 +8,8 @@ session database and a test command per mutant, which is not what is measured he
   as the scheduler ``schedcheck.impl:Scheduler``;
 * ``impl/wheel/hashed.py``, ``impl/wheel/hierarchical.py`` and ``impl/_wheel_{common,buckets}.py``
   -- checked as the hashed and/or hierarchical wheel that uses them;
+* ``impl/durable/{scheduler,_store,_records,_batch}.py`` -- the durable scheduler on an
+  in-memory SQLite store, checked as a scheduler;
 * ``model/scheduler.py``, ``model/wheel.py`` -- the mutated model loaded under another module
   name and checked as a target against the unmutated model.
 
@@ -35,9 +37,11 @@ survivor is **missed** and printed with its diff.
 
 Usage::
 
-    .venv/bin/python benchmarks/bench_mutation.py [--sample N] [--budget S] [--seed K]
-        [--only impl/scheduler/indegree.py ...] [--all]
+    .venv/bin/python benchmarks/bench_mutation.py [--sample N] [--budget S | --examples N]
+        [--seed K] [--only impl/scheduler/indegree.py ...] [--all]
 
+``--examples N`` runs each check in seed-only mode (``check --examples N``: every phase of the
+budgeted search, N examples a round, the verdict fixed by the seed) instead of a budget.
 ``--sample N`` draws N mutants per source group (scheduler impl, wheel impl, scheduler model,
 wheel model) with random seed ``--seed`` (default 0); ``--all`` runs every mutant (thousands:
 hours). Prints one line per mutant, then the table that README shows. ``--zoo SEEDS`` instead
@@ -70,6 +74,10 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
+#: The durable scheduler on an in-memory SQLite store, checked as a scheduler (its worker and
+#: supervisor are processes around it, which the scheduler suite does not drive: not sampled).
+DURABLE_SPEC = "durable:sqlite://"
+DURABLE = (("scheduler", DURABLE_SPEC),)
 #: source file -> (module name, the targets checked: (system, "module:attr" or "@attr"))
 SOURCES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
     "impl/scheduler/indegree.py": ("schedcheck.impl.scheduler.indegree",
@@ -90,6 +98,10 @@ SOURCES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
     "impl/wheel/_buckets.py": ("schedcheck.impl.wheel._buckets",
                                (("wheel", "schedcheck.impl:HashedTimingWheel"),
                                 ("wheel", "schedcheck.impl:HierarchicalTimingWheel"))),
+    "impl/durable/scheduler.py": ("schedcheck.impl.durable.scheduler", DURABLE),
+    "impl/durable/_store.py": ("schedcheck.impl.durable._store", DURABLE),
+    "impl/durable/_records.py": ("schedcheck.impl.durable._records", DURABLE),
+    "impl/durable/_batch.py": ("schedcheck.impl.durable._batch", DURABLE),
     "model/scheduler.py": ("schedcheck.model.scheduler", (("scheduler", "@Scheduler"),)),
     "model/wheel.py": ("schedcheck.model.wheel", (("wheel", "@TimingWheel"),)),
 }
@@ -98,6 +110,8 @@ GROUPS = {
                        "impl/scheduler/_support.py", "impl/scheduler/_extras.py"),
     "wheel impl": ("impl/wheel/hashed.py", "impl/wheel/hierarchical.py",
                    "impl/wheel/_common.py", "impl/wheel/_buckets.py"),
+    "durable impl": ("impl/durable/scheduler.py", "impl/durable/_store.py",
+                     "impl/durable/_records.py", "impl/durable/_batch.py"),
     "scheduler model": ("model/scheduler.py",),
     "wheel model": ("model/wheel.py",),
 }
@@ -331,23 +345,40 @@ def changed_all(original: str, mutated: str, needle: str) -> bool:
     return bool(lines) and all(needle in line for line in lines)
 
 
+#: Blocks the bench's checks never run, though the contract's tests do elsewhere: (file, the
+#: block's head line) -> why. The durable scheduler is checked here on SQLite in memory.
+ELSEWHERE: dict[tuple[str, str], str] = {
+    ("impl/durable/_store.py", "class PostgresStore:"):
+        "PostgreSQL's store: the bench checks the durable scheduler on SQLite in memory "
+        "(tests/durable runs the scheduler suite on PostgreSQL)",
+    ("impl/durable/_batch.py",
+     "def _applied(store: PostgresStore, todo: list[_Report]) -> list[Reply]:"):
+        "complete_many's one-statement path on PostgreSQL: the bench checks SQLite in memory",
+    ("impl/durable/scheduler.py", "if isinstance(self.store, PostgresStore):"):
+        "a PostgreSQL-only branch (one round trip): the bench checks SQLite in memory",
+    ("impl/durable/scheduler.py",
+     "if isinstance(self.store, PostgresStore):  # one round trip when nothing expired"):
+        "a PostgreSQL-only branch (one round trip): the bench checks SQLite in memory",
+}
+
+
 def _inside_branch(original: str, mutated: str, head: str) -> bool:
-    """Whether every line the mutation changes lies in the block opened by the line ``head``
+    """Whether every line the mutation changes lies in a block opened by a line ``head``
     (stripped) of ``original``, the head excluded."""
     lines = original.splitlines()
-    starts = [i for i, line in enumerate(lines) if line.strip() == head]
-    if len(starts) != 1:
-        return False
-    start = starts[0]
-    indent = len(lines[start]) - len(lines[start].lstrip())
-    end = start + 1
-    while end < len(lines) and (not lines[end].strip()
-                                or len(lines[end]) - len(lines[end].lstrip()) > indent):
-        end += 1
+    blocks = []
+    for start in (i for i, line in enumerate(lines) if line.strip() == head):
+        indent = len(lines[start]) - len(lines[start].lstrip())
+        end = start + 1
+        while end < len(lines) and (not lines[end].strip()
+                                    or len(lines[end]) - len(lines[end].lstrip()) > indent):
+            end += 1
+        blocks.append((start, end))
     matcher = difflib.SequenceMatcher(a=lines, b=mutated.splitlines(), autojunk=False)
     touched = [i for tag, i1, i2, _, _ in matcher.get_opcodes() if tag != "equal"
                for i in range(i1, max(i2, i1 + 1))]
-    return bool(touched) and all(start < i < end for i in touched)
+    return bool(touched) and all(any(start < i < end for start, end in blocks)
+                                 for i in touched)
 
 
 def classify(m: Mutation) -> str | None:
@@ -371,6 +402,9 @@ def classify(m: Mutation) -> str | None:
     unreachable = UNREACHABLE.get((m.path, m.definition))
     if unreachable and _inside_branch(original, m.source, unreachable[0]):
         return unreachable[1]
+    for (path, head), reason in ELSEWHERE.items():
+        if path == m.path and _inside_branch(original, m.source, head):
+            return reason
     for line in changed:
         reason = EQUIVALENT.get((m.path, m.definition, m.operator, line))
         if reason:
@@ -408,7 +442,8 @@ class _Finder(importlib.abc.MetaPathFinder):
                                                origin=self.origin)
 
 
-def child(path: str, source_file: str, budget: float, seed: int) -> dict[str, Any]:
+def child(path: str, source_file: str, budget: float, seed: int,
+          examples: int | None = None) -> dict[str, Any]:
     name, targets = SOURCES[path]
     code = Path(source_file).read_text(encoding="utf-8")
     origin = str(ROOT / path)
@@ -423,13 +458,15 @@ def child(path: str, source_file: str, budget: float, seed: int) -> dict[str, An
             spec.loader.exec_module(mutated)  # type: ignore[union-attr]
         else:
             sys.meta_path.insert(0, _Finder(name, code, origin))
-            import schedcheck.impl  # noqa: F401  (imports the mutated module)
+            # imports the mutated module (the durable package is not imported by impl's)
+            import schedcheck.impl
+            import schedcheck.impl.durable  # noqa: F401
     except Exception as exc:
         return {"outcome": "incompetent", "why": f"{type(exc).__name__}: {exc}"}
 
     started = time.perf_counter()
     cpu = time.process_time()
-    out = _check_targets(targets, mutated if model else None, budget, seed, started)
+    out = _check_targets(targets, mutated if model else None, budget, seed, started, examples)
     out["cpu"] = time.process_time() - cpu
     return out
 
@@ -449,13 +486,20 @@ def _first_failure(first: list[float], started: float) -> Any:
     return bar
 
 
-def _check_targets(targets: tuple[tuple[str, str], ...], mutated: Any, budget: float,
-                   seed: int, started: float) -> dict[str, Any]:
+def _durable(max_concurrency: int) -> Any:
+    from schedcheck.impl.durable import DurableScheduler
+
+    return DurableScheduler("sqlite://", max_concurrency)
+
+
+def _check_targets(targets: tuple[tuple[str, str], ...], mutated: Any, budget: float | None,
+                   seed: int, started: float, examples: int | None = None) -> dict[str, Any]:
     from schedcheck import pipeline
     from schedcheck.targets import load_target
 
     for system, spec_text in targets:
         factory = (getattr(mutated, spec_text[1:]) if spec_text.startswith("@")
+                   else _durable if spec_text == DURABLE_SPEC
                    else load_target(spec_text).factory)
         if pipeline.probe_construct(system, factory) is not None:
             return {"outcome": "killed", "clause": "unusable", "steps": 0,
@@ -466,7 +510,8 @@ def _check_targets(targets: tuple[tuple[str, str], ...], mutated: Any, budget: f
             cost = not (mutated is not None and system == "scheduler")
             first: list[float] = []
             result = pipeline.check(system, factory, target_name=spec_text, levels=True,
-                                    budget=budget, seed=seed, cost=cost, first=True,
+                                    budget=None if examples else budget, examples=examples,
+                                    seed=seed, cost=cost, first=True,
                                     bar=_first_failure(first, started))
         except pipeline.Unusable:
             return {"outcome": "killed", "clause": "unusable", "steps": 0,
@@ -488,14 +533,17 @@ def _check_targets(targets: tuple[tuple[str, str], ...], mutated: Any, budget: f
 # ---------------------------------------------------------------------------------------------
 
 
-def run_one(m: Mutation, budget: float, seed: int) -> dict[str, Any]:
+def run_one(m: Mutation, budget: float, seed: int, examples: int | None = None
+            ) -> dict[str, Any]:
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
         f.write(m.source)
     try:
         proc = subprocess.run(
             [sys.executable, __file__, "--child", m.path, f.name, "--budget", str(budget),
-             "--seed", str(seed)], capture_output=True, text=True, cwd=ROOT,
-            timeout=budget * 4 + 120, env={**os.environ, "PYTHONHASHSEED": "0"})
+             "--seed", str(seed), *(["--examples", str(examples)] if examples else [])],
+            capture_output=True, text=True, cwd=ROOT,
+            timeout=budget * 4 + 120 if not examples else 900,
+            env={**os.environ, "PYTHONHASHSEED": "0"})
     except subprocess.TimeoutExpired:
         return {"outcome": "killed", "clause": "hang", "steps": 0, "seconds": budget * 4}
     finally:
@@ -561,6 +609,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--all", action="store_true", help="every mutant (hours)")
     parser.add_argument("--budget", type=float, default=25.0, help="the check's budget (s)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--examples", type=int, metavar="N", default=None,
+                        help="seed-only mode: N examples a search round, no budget "
+                             "(check --examples N; the verdict fixed by the seed)")
     parser.add_argument("--only", nargs="*", help="source files (default: all of SOURCES)")
     parser.add_argument("--zoo", type=int, metavar="SEEDS",
                         help="instead: the zoo's sequential entries on seeds 0..SEEDS-1")
@@ -569,7 +620,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--child", nargs=2, metavar=("PATH", "SOURCE"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        print(json.dumps(child(args.child[0], args.child[1], args.budget, args.seed)))
+        print(json.dumps(child(args.child[0], args.child[1], args.budget, args.seed,
+                               args.examples)))
         return 0
     if args.zoo:
         zoo(args.zoo, args.budget)
@@ -590,7 +642,7 @@ def main(argv: list[str] | None = None) -> int:
                 chosen.append(Mutation(path, op, occ, definition, source))
     rows = []
     for i, m in enumerate(chosen, 1):
-        out = run_one(m, args.budget, 0)
+        out = run_one(m, args.budget, 0, args.examples)
         why = classify(m) if out["outcome"] == "survived" else None
         rows.append((m, out, why))
         tail = (f"{out.get('clause')} in {out['seconds']:.1f} s ({out.get('cpu', 0):.1f} s CPU), "
@@ -632,7 +684,9 @@ def _rows_from_log(log: Path) -> list[tuple[Mutation, dict[str, Any], str | None
 
 def _table(rows: list[tuple[Mutation, dict[str, Any], str | None]],
            args: argparse.Namespace) -> None:
-    print(f"\nbudget {args.budget:g} s per check, seed 0, mutant sample seed {args.seed}\n")
+    mode = (f"seed-only: {args.examples} examples a search round" if args.examples
+            else f"budget {args.budget:g} s per check")
+    print(f"\n{mode}, seed 0, mutant sample seed {args.seed}\n")
     print("| sources | mutants | incompetent | equivalent | killed | missed | kill rate "
           "| time to kill median / p90 (CPU) | counterexample steps median / max |")
     print("|---|---|---|---|---|---|---|---|---|")

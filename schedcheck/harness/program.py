@@ -92,8 +92,9 @@ def atomic(fn: F) -> F:
         frozen_args, frozen_kwargs = self.freeze_op(name, args, kwargs)
         op = Op(name, frozen_args, frozen_kwargs)
         program.ops.append(op)
+        at = len(program.ops) - 1
         if supervisor.active():
-            supervisor.send("op", len(program.ops) - 1, op)
+            supervisor.send("op", at, op)
         before = self.made_names()
         program.depth += 1
         try:
@@ -103,6 +104,6 @@ def atomic(fn: F) -> F:
             after = self.made_names()
             op.made = tuple(after[len(before):])
             if op.made and supervisor.active():
-                supervisor.send("made", program.ops.index(op), op.made)
+                supervisor.send("made", at, op.made)
 
     return wrapper  # type: ignore[return-value]
