@@ -11,6 +11,10 @@
 // or `new C(long tick, long wheelSize)`. Thrown exceptions are replied under their simple class
 // name (CycleError, WheelFullError...; IllegalArgumentException counts as ValueError), with
 // their public fields (taskId, missing, cycle, pending, maxPending) as the error's fields.
+// Design differences are declared as `public static final Map<String, Object> CAPABILITIES`
+// (the names of schedcheck/targets/adapters.py's capabilities, camelCase or snake_case:
+// Map.of("generations", false, "claimOrder", "any")), a scheduler's optional edges as
+// `public static final String[] FEATURES = {"optional"}`.
 // Values returned are sent as JSON: records and objects by their public fields or record
 // components, enums by name. Log to System.err: System.out carries protocol lines only.
 
@@ -110,6 +114,15 @@ public final class Shim {
         return b.toString();
     }
 
+    /** A public static field of the implementation (CAPABILITIES, FEATURES), or null. */
+    static Object declared(String field) {
+        try {
+            return impl.getField(field).get(null);
+        } catch (ReflectiveOperationException e) {
+            return null;
+        }
+    }
+
     static List<Method> methods(String name) {
         List<Method> found = new ArrayList<>();
         for (Method m : impl.getMethods()) {
@@ -130,6 +143,13 @@ public final class Shim {
                 hello.put("system", system);
                 hello.put("implementation", impl.getName() + " (Java)");
                 hello.put("methods", methods);
+                Object features = declared("FEATURES");
+                if (features instanceof String[] names) hello.put("features", List.of(names));
+                if (declared("CAPABILITIES") instanceof Map<?, ?> caps) {
+                    Map<String, Object> snaked = new LinkedHashMap<>();
+                    for (Map.Entry<?, ?> e : caps.entrySet()) snaked.put(snake(String.valueOf(e.getKey())), e.getValue());
+                    hello.put("capabilities", snaked);
+                }
                 return hello;
             }
             case "new": {
