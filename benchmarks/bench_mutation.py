@@ -164,6 +164,25 @@ OUTSIDE_CONTRACT = {
 #: Survivors shown to be equivalent by reading them: (file, function, operator, mutated line
 #: stripped) -> the reason.
 EQUIVALENT: dict[tuple[str, str, str, str], str] = {
+    ("impl/wheel/_common.py", "cancel", "core/ReplaceBinaryOperator_Add_BitOr",
+     "marked = self._queued_marked | 1"):
+        "the count of cancelled timers still queued for a bucket only decides when that queue "
+        "is compacted early; the queue is emptied at every schedule() and advance() (filing "
+        "drops the shells), so what the wheel holds stays bounded either way",
+    ("impl/wheel/_common.py", "cancel", "core/NumberReplacer",
+     "marked = self._queued_marked + 2"):
+        "the count of cancelled timers still queued for a bucket only decides when that queue "
+        "is compacted early; the queue is emptied at every schedule() and advance() (filing "
+        "drops the shells), so what the wheel holds stays bounded either way",
+    ("impl/durable/scheduler.py", "_apply_row", "core/ReplaceComparisonOperator_Eq_GtE",
+     '_encode_error(error) if call >= "fail" else row.error,'):
+        'the calls are "cancel", "complete" and "fail": only "fail" is >= "fail"',
+    ("model/scheduler.py", "_apply", "core/ReplaceComparisonOperator_Eq_GtE",
+     'if call >= "fail":'):
+        'the calls are "cancel", "complete" and "fail": only "fail" is >= "fail"',
+    ("impl/durable/_store.py", "_damage", "core/ReplaceComparisonOperator_Is_Eq",
+     'if type(exc) == sqlite3.DatabaseError or "malformed" in str(exc):'):
+        "`is` and `==` agree on classes (type objects compare by identity)",
     ("impl/scheduler/indegree.py", "ready", "core/ReplaceComparisonOperator_Gt_NotEq",
      "if w != wait_max:"):
         "the longest wait of metrics() only: metrics are not part of the contract",
@@ -354,6 +373,11 @@ ELSEWHERE: dict[tuple[str, str], str] = {
     ("impl/durable/_batch.py",
      "def _applied(store: PostgresStore, todo: list[_Report]) -> list[Reply]:"):
         "complete_many's one-statement path on PostgreSQL: the bench checks SQLite in memory",
+    ("impl/durable/_store.py", "def hash_text(text: str) -> int:"):
+        "the PostgreSQL store's advisory-lock number only: the bench checks SQLite in memory",
+    ("impl/durable/scheduler.py", "def _reclaim(self, now: float) -> None:"):
+        "runs only when a lease expires: the scheduler suite has no time passing (the lease "
+        "suite of tests/durable drives the clock)",
     ("impl/durable/scheduler.py", "if isinstance(self.store, PostgresStore):"):
         "a PostgreSQL-only branch (one round trip): the bench checks SQLite in memory",
     ("impl/durable/scheduler.py",
