@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from schedcheck.harness import minimize
+from schedcheck.harness import delta, minimize
 from schedcheck.harness.clauses import S7
 from schedcheck.harness.program import Op
 from schedcheck.harness.result import RunResult
@@ -132,3 +132,21 @@ def test_a_hang_that_comes_from_the_distance_is_reduced_near_zero() -> None:
     assert "start" not in cx.setup, cx.setup
     assert "Hang" not in cx.message
     assert len(cx.steps) == 1
+
+
+def test_the_number_passes_leave_a_graph_shape_alone() -> None:
+    """A shape's size is bisected (smaller_shapes) and its seed names the graph drawn: the
+    passes that make numbers smaller never try another one (each try replays the whole shape:
+    a chain of 1,249 tasks was tried at 1,248, 1,247 ... one replay each)."""
+    shape = Op(delta.SHAPE_OP, ("deep chain", 1249, 7), {})
+    program = [Op("_build", (3,), {}), shape, Op("_ready", ("w1", 40), {})]
+    tried: list[list[Op]] = []
+
+    def fails(ops: list[Op]) -> bool:
+        tried.append(ops)
+        return True
+
+    for number_pass in (delta._simplify, delta._scaled_down, delta._lowered_together):
+        number_pass(list(program), fails)
+    assert tried, "no pass tried anything: the program has other numbers to move"
+    assert all(shape in ops for ops in tried), [ops for ops in tried if shape not in ops][:1]
