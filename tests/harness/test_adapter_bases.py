@@ -3,8 +3,7 @@
 the capabilities that the implementation can honestly declare.
 
 The bundled scheduler and wheels are wrapped in the thinnest adapters (each method one call
-of the implementation) and checked as ``schedcheck check`` checks (in a supervised child) with
-a fixed seed and example budget. An adapter base that
+of the implementation) and checked with a fixed seed and example budget. An adapter base that
 invents a mistake -- hands out a task cancelled since it took it from the implementation,
 reports to the implementation a task it never handed out -- fails here.
 """
@@ -17,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from schedcheck import impl, supervised
+from schedcheck import impl, pipeline
 from schedcheck.targets.adapters import (
     SchedulerAdapter,
     SchedulerCapabilities,
@@ -124,7 +123,7 @@ SCHEDULER_CASES = [dict(zip(("fail", "cancel", "limit"), combo, strict=True))
 def test_the_bundled_scheduler_behind_the_base_has_no_counterexample(
         caps: dict[str, bool]) -> None:
     adapter = scheduler_adapter(**caps)
-    result = supervised.check("scheduler", adapter, target_name=adapter.__name__,
+    result = pipeline.check("scheduler", adapter, target_name=adapter.__name__,
                             examples=EXAMPLES if caps["cancel"] else EXAMPLES_WITHOUT_CANCEL,
                             seed=SEED, cost=False, levels=True, level="core", profile="ci",
                             shrink=False)
@@ -155,7 +154,7 @@ def _wheel_case(make: Any, cancel: str, counts: bool) -> Any:
 def test_the_bundled_wheels_behind_the_base_have_no_counterexample(
         make: Callable[..., Any], cancel: str, counts_pending: bool) -> None:
     adapter = wheel_adapter(make, cancel=cancel, counts_pending=counts_pending)
-    result = supervised.check("wheel", adapter, target_name=adapter.__name__,
+    result = pipeline.check("wheel", adapter, target_name=adapter.__name__,
                             examples=WHEEL_EXAMPLES, seed=SEED, cost=False, levels=True,
                             profile="ci", shrink=False)
     assert not _found(result), _found(result)
