@@ -12,7 +12,9 @@ program of a reduction -- while the parent watches it:
   comes back (:func:`send`): an example starts, each step's line as the recorder writes it,
   the clause the call is compared for, each atomic operation of the program; and what the
   user sees (status lines, progress counts);
-* the function's return value comes back pickled on the same pipe.
+* the function's return value comes back pickled on the same pipe. The parent reads the pipe
+  in batches (at most every :data:`READ_SECONDS`, from a pipe of :data:`PIPE_BYTES`): waking
+  for each message would cost both processes a switch per step.
 
 The parent ends the child's whole process group (``SIGKILL``: no thread, no grandchild left)
 when a call does not return within its limit, when the stage runs past its deadline, or
