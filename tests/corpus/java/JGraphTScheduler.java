@@ -58,11 +58,9 @@ public class JGraphTScheduler {
     }
 
     public void start() {
-        CycleDetector<Object, DefaultEdge> detector = new CycleDetector<>(graph);
-        if (!detector.detectCycles()) return;
-        for (Object v : graph.vertexSet()) {
-            Set<Object> on = detector.findCyclesContainingVertex(v);
-            if (!on.isEmpty()) throw new CycleError(path(v, on));
+        Set<Object> on = new CycleDetector<>(graph).findCycles();  // every vertex on a cycle
+        for (Object v : graph.vertexSet()) {  // the first of them in the graph's order
+            if (on.contains(v)) throw new CycleError(path(v, on));
         }
     }
 
