@@ -39,7 +39,7 @@ from __future__ import annotations
 import time
 import unittest
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import hypothesis
 from hypothesis import errors as hypothesis_errors
@@ -47,7 +47,7 @@ from hypothesis.control import current_build_context
 from hypothesis.stateful import RuleBasedStateMachine, run_state_machine_as_test
 
 from schedcheck import contract
-from schedcheck.harness import guard, supervisor
+from schedcheck.harness import digests, guard, supervisor
 from schedcheck.harness.outcomes import (
     CRASHED,
     Observed,
@@ -62,6 +62,8 @@ from schedcheck.harness.recorder import Recorder
 from schedcheck.harness.result import Counterexample, RunResult, Step, kind_of
 from schedcheck.harness.scaling import ScalingResult, ScalingTimeout, measure_scaling
 
+digests.install()
+
 __all__ = [
     "Divergence",
     "Observed",
@@ -75,6 +77,7 @@ __all__ = [
     "SuiteMachine",
     "call_code",
     "check_expr",
+    "machine_in",
     "measure_scaling",
     "observe",
     "observe_model",
@@ -172,6 +175,22 @@ def _is_final() -> bool:
         return False
 
 
+SuiteMachineT = TypeVar("SuiteMachineT", bound="SuiteMachine")
+#: the context the next machine built by :func:`machine_in` reports to
+_next_context: list[RunContext] = []
+
+
+def machine_in(machine_class: type[SuiteMachineT], ctx: RunContext) -> SuiteMachineT:
+    """A fresh machine of ``machine_class`` that reports to ``ctx``, without a subclass bound
+    to it: Hypothesis keeps every machine class it meets for the life of the process (its
+    rules, looked up once a class), so a class per replay would be a leak and a lookup each."""
+    _next_context[:] = [ctx]
+    try:
+        return machine_class()
+    finally:
+        _next_context.clear()
+
+
 class SuiteMachine(RuleBasedStateMachine):
     """Base of the differential machines. Attributes a mixin may rely on:
 
@@ -202,7 +221,7 @@ class SuiteMachine(RuleBasedStateMachine):
 
     def __init__(self) -> None:
         super().__init__()
-        ctx = type(self)._ctx
+        ctx = _next_context.pop() if _next_context else type(self)._ctx
         if ctx is None:
             ctx = RunContext(RunResult.fresh(self.system, ""))
             type(self)._ctx = ctx

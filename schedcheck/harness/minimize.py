@@ -36,7 +36,14 @@ from hypothesis import HealthCheck, Phase
 from hypothesis import strategies as st
 
 from schedcheck.harness import guard, shorter
-from schedcheck.harness.common import Divergence, Progress, RunContext, SuiteMachine, run_suite
+from schedcheck.harness.common import (
+    Divergence,
+    Progress,
+    RunContext,
+    SuiteMachine,
+    machine_in,
+    run_suite,
+)
 from schedcheck.harness.delta import SHAPE_OP, reduce_ops, small_ids
 from schedcheck.harness.program import Op, TimerName
 from schedcheck.harness.result import Counterexample, RunResult
@@ -70,10 +77,7 @@ def replay(machine_class: type[SuiteMachine], ops: list[Op]) -> tuple[Counterexa
     counterexample of the first divergence (or None) and the program as replayed. Must run in
     a Hypothesis test context (:func:`minimize` provides one)."""
     ctx = RunContext(RunResult.fresh(machine_class.system, ""))
-    bound = type(machine_class.__name__, (machine_class,),
-                 {"_ctx": ctx, "__module__": machine_class.__module__,
-                  "__qualname__": machine_class.__qualname__})
-    machine: SuiteMachine = bound()
+    machine = machine_in(machine_class, ctx)
     program = machine.program
     assert program is not None
     names: dict[str, str] = {}
