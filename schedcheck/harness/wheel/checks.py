@@ -486,6 +486,9 @@ class WheelChecks(SuiteMachine):
                                     f"{held} entries")
             step.check = (f"_raised is None and held_now is not None "
                           f"and held_now <= {entry_bound(pending)}")
+            # the replay sees the mistake again where the count is over the bound again
+            step.observed = (f"_raised is None and held_now is not None "
+                             f"and held_now > {entry_bound(pending)}")
             self._query_diverges(
                 "W-MEM", f"the wheel still references {held} of the timers it returned with "
                 f"{pending} pending; it may hold at most {entry_bound(pending)} (2 x pending, "
@@ -501,8 +504,9 @@ class WheelChecks(SuiteMachine):
         self._ex("W-INV-ONCE")
         if fired.value is True and cancelled.value is True:
             step = self._query_step(f"flags_now = ({name}.fired, {name}.cancelled)",
-                                    f"read {name}'s flags", "not both True", "(True, True)")
+                                    f"read {name}'s flags", "not both True", (True, True))
             step.check = "_raised is None and flags_now != (True, True)"
+            step.observed = "_raised is None and flags_now == (True, True)"
             self._query_diverges("W-INV-ONCE", f"{name} reads fired=True and cancelled=True "
                                  "at once: a timer either fired or was cancelled, never both "
                                  "(rule 4)", step)
