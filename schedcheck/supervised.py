@@ -12,8 +12,14 @@ process group is killed and:
 2. it is reduced by delta debugging (``schedcheck.harness.delta``) over its atomic program,
    each candidate run in a fresh supervised child with the step limit, under
    :data:`REDUCE_SECONDS` and the check's deadline;
-3. the search starts again in a new child, that clause set aside (keep going) and the method
-   that misbehaved never called again (each example that would call it is rejected).
+3. the search starts again in a new child, that clause set aside (keep going) and the step
+   under way never made again (an example that would make it, the same call with the same
+   arguments, is rejected); the method is still called with other arguments, within
+   :data:`REPEAT_SECONDS`. When it misbehaves again, on another step, that step is set aside
+   too without a second counterexample, and after :data:`MAX_REPEATS` misbehaving steps the
+   method itself is never called again (each example that would call it is rejected). So a
+   ``submit`` that hangs on one shape of graph does not end the search of every other
+   clause, which all need ``submit``.
 
 The check ends by its budget plus :data:`MARGIN_SECONDS` (the levels' search), the scaling
 clause by :data:`schedcheck.pipeline.SCALING_SECONDS` more; each stage's progress line names
@@ -37,16 +43,21 @@ from schedcheck.systems import System
 from schedcheck.targets.preflight import LogCapture
 from schedcheck.targets.preflight import system_of as _system
 
-__all__ = ["DEFAULT_MEMORY_MIB", "MARGIN_SECONDS", "MAX_RESTARTS", "REDUCE_SECONDS", "check",
-           "misbehaviour_counterexample"]
+__all__ = ["DEFAULT_MEMORY_MIB", "MARGIN_SECONDS", "MAX_REPEATS", "MAX_RESTARTS",
+           "REDUCE_SECONDS", "REPEAT_SECONDS", "check", "misbehaviour_counterexample"]
 
 #: How long past its budget a check may take (the example under way when the budget ends,
 #: the reductions, a restart after a misbehaving call). The scaling clause comes on top,
 #: with its own limit.
 MARGIN_SECONDS = 30.0
 #: Most misbehaving operations one check reports (each ends a child, and the search starts
-#: again without that operation).
+#: again without that step, then without that operation: :data:`MAX_REPEATS`).
 MAX_RESTARTS = 6
+#: How many steps of one method may misbehave before the method is set aside as a whole
+#: (the first is the counterexample; later ones end a child and set their step aside).
+MAX_REPEATS = 5
+#: The step limit of a method once it has misbehaved (at most the check's own limit).
+REPEAT_SECONDS = 0.5
 #: The longest the concurrent rounds (``--threads``) may take in all: a safety net for a
 #: target whose threads deadlock where the rounds' controller cannot see it.
 ROUNDS_SECONDS = 300.0
@@ -100,6 +111,8 @@ def check(
     hard = None if budget is None else started + budget + MARGIN_SECONDS
     found: list[Counterexample] = []
     banned: list[str] = []
+    steps_aside: list[tuple[str, str]] = []  #: (op name, description) of misbehaving steps
+    misbehaved: dict[str, int] = {}  #: method -> how many of its steps misbehaved
     probes: list[str] = []  #: methods that misbehaved when the check probed, outside examples
     notes: list[str] = []
     watch = _Watch(bar, status, stage_limit, budget, hard)
@@ -107,11 +120,15 @@ def check(
     while result is None:
         left = _left(budget, started, hard, restarted=bool(found or probes))
         aside_methods, aside_clauses = list(banned), [cx.clause for cx in found]
-        aside_probes = list(probes)
+        aside_probes, aside_steps = list(probes), list(steps_aside)
+        shorter = {m: min(seconds, REPEAT_SECONDS) for m in misbehaved}
 
         def child(left: float | None = left, methods: list[str] = aside_methods,
-                  clauses: list[str] = aside_clauses, probed: list[str] = aside_probes) -> Any:
-            guard.set_aside(methods, clauses, probed)
+                  clauses: list[str] = aside_clauses, probed: list[str] = aside_probes,
+                  steps: list[tuple[str, str]] = aside_steps,
+                  limits: dict[str, float] = shorter) -> Any:
+            guard.set_aside(methods, clauses, probed, steps)
+            supervisor.shorten(limits)
             logs = [h for h in logging.getLogger().handlers if isinstance(h, LogCapture)]
             run = pipeline.check(entry, factory, target_name=target_name, budget=left,
                                  bar=_child_bar, status=_child_say, step_seconds=seconds,
@@ -144,30 +161,57 @@ def check(
                          "target's capabilities (outside an example): counted there as a "
                          "refusal; the search started again")
         else:
-            if stage_limit is not None:
-                stage_limit(REDUCE_SECONDS, "limit")
-            cx = _reduced(entry, factory, outcome, seconds, memory_mib, options, hard,
-                          say=status)
-            if stage_limit is not None:
-                stage_limit(None, "")
-            cx.seed = options.get("seed")
-            found.append(cx)
-            banned.append(outcome.method or "?")
+            method = outcome.method or "?"
+            repeat = method in misbehaved
+            misbehaved[method] = misbehaved.get(method, 0) + 1
+            step = _step_under_way(outcome)
+            if not repeat:
+                if stage_limit is not None:
+                    stage_limit(REDUCE_SECONDS, "limit")
+                cx = _reduced(entry, factory, outcome, seconds, memory_mib, options, hard,
+                              say=status)
+                if stage_limit is not None:
+                    stage_limit(None, "")
+                cx.seed = options.get("seed")
+                found.append(cx)
+            whole = step is None or misbehaved[method] >= MAX_REPEATS
+            if step is None or whole:
+                banned.append(method)
+            else:
+                steps_aside.append(step)
+            restarts = sum(misbehaved.values())
             why = ("--first stops at the first counterexample" if options.get("first")
                    else f"{MAX_RESTARTS} operations misbehaved" if len(found) >= MAX_RESTARTS
+                   else f"{restarts} steps misbehaved"
+                   if restarts >= MAX_RESTARTS * MAX_REPEATS
                    else "the budget was spent" if _left(budget, started, hard, True) == 0.0
                    else "")
-            notes.append(f"{cx.clause}: {outcome.method or 'a call'}() "
-                         f"{outcome.describe(seconds, memory_mib)}; the process was stopped"
-                         + ("" if why else " and the search went on without calling it again"))
+            went_on = ("" if why else
+                       f" and the search went on without calling {method}() again" if whole
+                       else " and the search went on without that step (the same call with "
+                            f"the same arguments); {method}() is still called with other "
+                            f"arguments, each call within {min(seconds, REPEAT_SECONDS):g} s")
+            if not repeat:
+                notes.append(f"{cx.clause}: {method}() "
+                             f"{outcome.describe(seconds, memory_mib)}; the process was "
+                             f"stopped{went_on}")
             if why:
                 result = watch.checkpoint or RunResult.fresh(entry.name,
                                                              target_name or _name(factory))
                 notes.append("the search did not start again after the last misbehaving "
                              f"call: {why}")
+    for method, times in misbehaved.items():
+        if times > 1:
+            notes.append(f"{method}() misbehaved again on {times - 1} other "
+                         f"step{'s' if times > 2 else ''} (each within "
+                         f"{min(seconds, REPEAT_SECONDS):g} s): each time the process was "
+                         "stopped and the search went on without that step"
+                         + (f"; after {times}, without {method}()" if method in banned
+                            else ""))
     if found or probes:
         spent = time.monotonic() - started
-        notes.append(f"time in all: {spent:.1f} s, {len(found) + len(probes) + 1} processes "
+        processes = sum(misbehaved.values()) + len(probes) + 1
+        notes.append(f"time in all: {spent:.1f} s, {processes} processes "
                      "(the search starts again after each misbehaving call, with what is "
                      "left of the budget" + (f"; the check stops by {budget:g} s + a "
                                              f"{MARGIN_SECONDS:g} s margin)" if budget else ")"))
@@ -404,6 +448,15 @@ def _program(outcome: Outcome) -> list[Op] | None:
     if not ops or sorted(ops) != list(range(len(ops))):
         return None
     return [ops[i] for i in range(len(ops))]
+
+
+def _step_under_way(outcome: Outcome) -> tuple[str, str] | None:
+    """The atomic step (name, description) under way when the child misbehaved: the last
+    one its example recorded (None if there is none, or a part did not arrive)."""
+    program = _program(outcome)
+    if not program:
+        return None
+    return program[-1].name, program[-1].describe()
 
 
 def _same(a: Outcome, b: Outcome) -> bool:

@@ -44,8 +44,8 @@ from schedcheck.harness import supervisor
 
 __all__ = ["SELF_LIMITED", "STEP_SECONDS", "TARGET_RECURSION_LIMIT", "SetAside", "StepTimeout",
            "call_limited", "guarded", "memory_ceiling", "methods_aside", "on_step_thread",
-           "plain_attribute", "self_limited", "set_aside", "step_limit", "step_seconds",
-           "timeouts"]
+           "plain_attribute", "self_limited", "set_aside", "step_aside", "step_limit",
+           "step_seconds", "timeouts"]
 
 #: The longest a single call of the target may take before it counts as a hang.
 STEP_SECONDS = 10.0
@@ -103,15 +103,31 @@ clauses_aside: set[str] = set()
 _probes_aside: set[str] = set()
 
 
+#: the atomic steps (name, description: ``Op.describe()``) not made again in this
+#: (supervised) process: each made a call misbehave in an earlier child
+_steps_aside: set[tuple[str, str]] = set()
+
+
 def set_aside(methods: Iterable[str], clauses: Iterable[str] = (),
-              probes: Iterable[str] = ()) -> None:
+              probes: Iterable[str] = (), steps: Iterable[tuple[str, str]] = ()) -> None:
     """Calls of these target methods raise :class:`SetAside` from now on in this process,
-    divergences of ``clauses`` are no counterexample, and calls of ``probes`` made outside
+    divergences of ``clauses`` are no counterexample, calls of ``probes`` made outside
     an example (the check probing the target's capabilities) raise :class:`SetAside` -- a
-    refusal there."""
+    refusal there -- and so do the atomic ``steps`` (name and description of an ``Op``):
+    the same step with other arguments is still made."""
     _set_aside.update(methods)
     clauses_aside.update(clauses)
     _probes_aside.update(probes)
+    _steps_aside.update(steps)
+
+
+def step_aside(name: str, describe: Callable[[], str]) -> None:
+    """:class:`SetAside` if the atomic step ``name`` (``describe()``: its description, asked
+    for only when some step is set aside) was set aside in this process."""
+    if _steps_aside and name in {n for n, _ in _steps_aside}:
+        described = describe()
+        if (name, described) in _steps_aside:
+            raise SetAside(f"{described} misbehaved in an earlier run: not made again")
 
 
 def methods_aside() -> frozenset[str]:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from schedcheck.harness import supervisor
+from schedcheck.harness import guard, supervisor
 
 __all__ = ["GenerationOf", "Op", "Program", "TimerName", "atomic", "generation_of"]
 
@@ -91,6 +91,7 @@ def atomic(fn: F) -> F:
             return fn(self, *args, **kwargs)
         frozen_args, frozen_kwargs = self.freeze_op(name, args, kwargs)
         op = Op(name, frozen_args, frozen_kwargs)
+        guard.step_aside(name, op.describe)  # it misbehaved in an earlier child
         program.ops.append(op)
         at = len(program.ops) - 1
         if supervisor.active():

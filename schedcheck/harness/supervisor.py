@@ -44,11 +44,11 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 __all__ = ["DEFAULT_MEMORY_MIB", "POLL_SECONDS", "Outcome", "active", "call_limit", "entering",
            "example_ended", "example_started", "in_example", "left", "memory_limit_bytes",
-           "run_supervised", "send", "set_call_limit"]
+           "run_supervised", "send", "set_call_limit", "shorten"]
 
 #: How often the parent looks at the child's call page (seconds).
 POLL_SECONDS = 0.02
@@ -75,6 +75,8 @@ class _Child:
     out: int = -1
     depth: int = 0
     limit: float = 0.0
+    #: shorter limits of methods that misbehaved in an earlier child (name -> seconds)
+    limits: ClassVar[dict[str, float]] = {}
     threads: int = 1  #: threads when the child started
     in_example: bool = False
     memory_mib: int = DEFAULT_MEMORY_MIB
@@ -130,8 +132,14 @@ def entering(name: str) -> bool:
     _Child.depth = 1
     raw = name.encode("utf-8", "replace")[:_NAME_MAX]
     page[_NAME_AT:_NAME_AT + 1 + len(raw)] = bytes((len(raw),)) + raw
-    _HEAD.pack_into(page, 0, time.monotonic(), _Child.limit)
+    _HEAD.pack_into(page, 0, time.monotonic(), _Child.limits.get(name, _Child.limit))
     return True
+
+
+def shorten(methods: dict[str, float]) -> None:
+    """In this child, a call of each of ``methods`` may take at most its seconds (at most the
+    step limit): a method that hung once needs no patience to be seen hanging again."""
+    _Child.limits = dict(methods)
 
 
 def left(outermost: bool) -> None:
@@ -210,6 +218,8 @@ class Outcome:
     seconds: float = 0.0
     #: the messages since the last ("example",) message (the example under way)
     example: list[tuple[Any, ...]] = field(default_factory=list)
+    #: the limit the call that hung had (its method's own when shortened: :func:`shorten`)
+    limit: float = 0.0
 
     @property
     def misbehaved(self) -> bool:
@@ -428,7 +438,7 @@ def _watch(pid: int, fd: int, page: mmap.mmap, deadline: Callable[[], float | No
         now = time.monotonic()
         began, limit = _HEAD.unpack_from(page, 0)
         if began and limit and now - began > limit:
-            return Outcome("hung", method=_method(page), example=example)
+            return Outcome("hung", method=_method(page), example=example, limit=limit)
         ends = deadline() if deadline is not None else None
         if ends is not None and now > ends:
             return Outcome("overtime", method=_method(page), example=example)

@@ -131,3 +131,34 @@ def test_a_child_dies_with_its_parent() -> None:
 
     got = run_supervised(middle, step_seconds=30.0)
     assert (got.kind, got.value) == ("returned", 0)
+
+
+def test_a_method_that_misbehaved_before_gets_its_shorter_limit_in_the_next_child() -> None:
+    def run() -> None:
+        supervisor.shorten({"_spin": 0.2})
+        guard.call_limited(BEHAVIOURS["spin"])
+
+    got = run_supervised(run, step_seconds=30.0)
+    assert (got.kind, got.method, got.limit) == ("hung", "_spin", 0.2)
+    other = run_supervised(_call("spin"), step_seconds=0.3)  # a fresh child: its own limit
+    assert (other.kind, other.limit) == ("hung", 0.3)
+
+
+def test_a_step_set_aside_is_not_made_again_and_the_same_method_still_is(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from hypothesis.errors import UnsatisfiedAssumption
+
+    monkeypatch.setattr(guard, "_steps_aside", set())
+    asked: list[str] = []
+
+    def described(text: str) -> object:
+        return lambda: asked.append(text) or text
+
+    guard.step_aside("_submit", described("_submit('a', ('a',), None)"))
+    assert asked == []  # nothing set aside: no step is even described
+    guard.set_aside((), steps=[("_submit", "_submit('a', ('a',), None)")])
+    with pytest.raises(UnsatisfiedAssumption, match="not made again"):
+        guard.step_aside("_submit", described("_submit('a', ('a',), None)"))
+    guard.step_aside("_submit", described("_submit('b', ('a',), None)"))  # other arguments
+    guard.step_aside("_ready", described("_ready('w1', None)"))  # another step: not described
+    assert asked == ["_submit('a', ('a',), None)", "_submit('b', ('a',), None)"]
