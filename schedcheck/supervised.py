@@ -135,6 +135,7 @@ def check(
                                  **options)
             return run, [(h.lines, h.count) for h in logs]
 
+        watch.answered.clear()
         outcome = run_supervised(child, step_seconds=seconds, deadline=watch.deadline,
                                  memory_mib=memory_mib, on_message=watch.handle)
         watch.close()
@@ -174,7 +175,10 @@ def check(
                     stage_limit(None, "")
                 cx.seed = options.get("seed")
                 found.append(cx)
-            whole = step is None or misbehaved[method] >= MAX_REPEATS
+            # a method that misbehaved again before it answered once in this child misbehaves
+            # whatever its arguments: no use trying its other steps one by one
+            whole = (step is None or misbehaved[method] >= MAX_REPEATS
+                     or (repeat and method not in watch.answered))
             if step is None or whole:
                 banned.append(method)
             else:
@@ -284,6 +288,8 @@ class _Watch:
     stage_started: float = field(default_factory=time.monotonic)
     checkpoint: RunResult | None = None
     bars: list[tuple[ExitStack, Any]] = field(default_factory=list)
+    #: methods that misbehaved before and answered in the current child at least once
+    answered: set[str] = field(default_factory=set)
 
     def deadline(self) -> float | None:
         from schedcheck.pipeline import SCALING_SECONDS

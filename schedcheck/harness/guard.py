@@ -299,7 +299,10 @@ def _supervised_call(fn: Callable[..., Any], args: tuple[Any, ...],
     outermost = supervisor.entering(name)
     raised = _target_recursion_limit(_depth()) if outermost else None
     try:
-        return fn(*args, **kwargs)
+        value = fn(*args, **kwargs)
+        if outermost:
+            supervisor.answered(name)
+        return value
     finally:
         if raised is not None:
             sys.setrecursionlimit(raised)

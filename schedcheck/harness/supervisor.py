@@ -46,9 +46,24 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-__all__ = ["DEFAULT_MEMORY_MIB", "POLL_SECONDS", "Outcome", "active", "call_limit", "entering",
-           "example_ended", "example_started", "in_example", "left", "memory_limit_bytes",
-           "run_supervised", "send", "set_call_limit", "shorten"]
+__all__ = [
+    "DEFAULT_MEMORY_MIB",
+    "POLL_SECONDS",
+    "Outcome",
+    "active",
+    "answered",
+    "call_limit",
+    "entering",
+    "example_ended",
+    "example_started",
+    "in_example",
+    "left",
+    "memory_limit_bytes",
+    "run_supervised",
+    "send",
+    "set_call_limit",
+    "shorten",
+]
 
 #: How often the parent looks at the child's call page (seconds).
 POLL_SECONDS = 0.02
@@ -77,6 +92,7 @@ class _Child:
     limit: float = 0.0
     #: shorter limits of methods that misbehaved in an earlier child (name -> seconds)
     limits: ClassVar[dict[str, float]] = {}
+    answered: ClassVar[set[str]] = set()  #: which of ``limits`` returned in this child
     threads: int = 1  #: threads when the child started
     in_example: bool = False
     memory_mib: int = DEFAULT_MEMORY_MIB
@@ -134,6 +150,14 @@ def entering(name: str) -> bool:
     page[_NAME_AT:_NAME_AT + 1 + len(raw)] = bytes((len(raw),)) + raw
     _HEAD.pack_into(page, 0, time.monotonic(), _Child.limits.get(name, _Child.limit))
     return True
+
+
+def answered(name: str) -> None:
+    """A call of ``name`` returned: the parent hears it once per child, and only for a method
+    that misbehaved in an earlier child (:func:`shorten`)."""
+    if name in _Child.limits and name not in _Child.answered:
+        _Child.answered.add(name)
+        send("answered", name)
 
 
 def shorten(methods: dict[str, float]) -> None:
