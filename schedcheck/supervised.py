@@ -315,6 +315,8 @@ class _Watch:
             self.bars.pop()[0].close()
         elif kind == "checkpoint":
             self.checkpoint = message[1]
+        elif kind == "answered":
+            self.answered.add(message[1])
 
     def _stage(self, label: str) -> None:
         from schedcheck.pipeline import SCALING_SECONDS

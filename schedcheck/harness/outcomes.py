@@ -69,7 +69,7 @@ class Observed:
     def __repr__(self) -> str:
         if self.error is not None:
             return f"raises {self.error}"
-        return repr(self.value)
+        return adapt.shown_repr(self.value)
 
     def describe(self) -> str:
         """Like ``repr`` but with the exception's message, for stories."""

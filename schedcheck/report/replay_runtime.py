@@ -41,7 +41,14 @@ from types import FrameType, TracebackType
 from typing import Any
 
 # the replay defines these itself (its copy of schedcheck.targets.adapt, standard library only too)
-from schedcheck.targets.adapt import error_name, norm_claim, norm_claims, norm_info, norm_reply
+from schedcheck.targets.adapt import (
+    error_name,
+    norm_claim,
+    norm_claims,
+    norm_info,
+    norm_reply,
+    shown_repr,
+)
 
 __all__ = ["MAX_WALK", "chosen_target", "current_hash_seed", "cycle_named", "differs",
            "end_at_once", "end_now", "ends_process",
@@ -304,7 +311,7 @@ def same(value: Any, expected: str) -> bool:
     reads: tuple[Any, ...] = (lambda v: v, norm_reply, norm_claims, norm_info, norm_claim)
     for norm in reads:
         try:
-            if repr(norm(value)) == expected:
+            if shown_repr(norm(value)) == expected:
                 return True
         except Exception:
             pass

@@ -16,6 +16,7 @@ replies exactly as the check did without importing schedcheck.
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -28,6 +29,7 @@ __all__ = [
     "norm_info",
     "norm_name",
     "norm_reply",
+    "shown_repr",
 ]
 
 #: The error names of the contract, in rule 9's order of precedence (then the wheel's).
@@ -126,3 +128,17 @@ def error_name(exc: BaseException) -> str:
     if isinstance(exc, ValueError):
         return "ValueError"
     return type(exc).__name__
+
+
+_DEFAULT_REPR = re.compile(r"<(?:[\w.<>]+\.)?(\w+) object\sat\s0x[0-9a-fA-F]+>")
+
+
+def shown_repr(value: Any) -> str:
+    """``repr(value)`` with each default object repr shortened to its class,
+    ``<TimerHandle object>``: the module a checked file was loaded as and the address say
+    nothing to a reader, and differ from run to run (a replay compares what it prints)."""
+    text = repr(value)
+    if "0x" not in text:
+        return text
+    return _DEFAULT_REPR.sub(r"<\1 object>", text)
+

@@ -66,3 +66,17 @@ def test_errors_match_by_our_class_or_by_a_class_of_the_same_name() -> None:
     assert adapt.error_name(TypeError("x")) == "TypeError"
     assert adapt.error_name(ValueError("x")) == "ValueError"
     assert adapt.error_name(RuntimeError("x")) == "RuntimeError"
+
+
+def test_an_object_without_a_repr_of_its_own_is_shown_by_its_class() -> None:
+    from schedcheck.harness.outcomes import Observed
+    from schedcheck.report.replay_runtime import same
+
+    class TimerHandle:
+        pass
+
+    shown = repr(Observed(value=TimerHandle()))
+    assert shown == "<TimerHandle object>"  # no module a file was loaded as, no address
+    assert repr(Observed(value=[TimerHandle(), 3])) == "[<TimerHandle object>, 3]"
+    assert same(TimerHandle(), shown)  # another object of the class: the replay's check holds
+    assert not same(3, shown)

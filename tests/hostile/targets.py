@@ -109,3 +109,28 @@ class ThreadOnCancelWheel(HashedTimingWheel):
     def cancel(self, handle: Any) -> Any:
         _stray_thread()
         return super().cancel(handle)
+
+
+class SelfLoopScheduler(Scheduler):
+    """Two mistakes: after ``start()``, ``submit('f', ...)`` of ``'f'`` depending on itself
+    never returns (a lock nobody releases), and ``ready(0)`` hands out tasks as ``ready()``
+    does. Every example needs ``submit``: the second mistake is found only if ``submit`` is
+    still called after the first misbehaved."""
+
+    started = False
+
+    def start(self) -> Any:
+        out = super().start()
+        self.started = True
+        return out
+
+    def submit(self, task_id: Any, deps: Any = (), fn: Any = None, **options: Any) -> Any:
+        if not isinstance(deps, (str, bytes)):
+            deps = list(deps)
+            if self.started and task_id == "f" and task_id in deps:
+                _lock()
+        return super().submit(task_id, deps, fn, **options)
+
+    def ready(self, limit: int | None = None) -> Any:
+        return super().ready(None if limit == 0 else limit)
+

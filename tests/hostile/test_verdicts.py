@@ -169,3 +169,25 @@ def test_the_pytest_api_fails_a_hanging_target_and_the_session_goes_on(
         suite().test_behaves_like_the_model(request)
     assert children() == []
     assert threads() == before
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux's /proc")
+def test_after_a_hang_the_method_is_still_called_and_its_other_mistake_is_found(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    # seed-only (examples, not a budget): the same programs in every run, whatever the load
+    code = cli.main(["check", "scheduler", f"{TARGETS}:SelfLoopScheduler", "--examples", "30",
+                     "--step-seconds", "1", "--seed", "1", "--profile", "ci", "--no-cost",
+                     "--no-shrink", "--out", str(tmp_path / "out")])
+    capsys.readouterr()
+    assert code == 1
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    found = [report["counterexample"], *report["other_counterexamples"]]
+    hangs = [cx for cx in found if "did not return" in cx["message"]]
+    assert len(hangs) == 1 and "submit(" in hangs[0]["steps"][-1]["code"]  # reported once
+    # ready(0) handing out a task needs tasks, so submit() went on being called
+    assert "S3" in {cx["clause"] for cx in found}, [cx["message"] for cx in found]
+    assert any("still called with other arguments" in note for note in report["notes"])
+    assert children() == []
+
