@@ -56,6 +56,7 @@ import argparse
 import ast
 import contextlib
 import difflib
+import importlib
 import importlib.abc
 import importlib.util
 import json
@@ -483,8 +484,8 @@ def child(path: str, source_file: str, budget: float, seed: int,
         else:
             sys.meta_path.insert(0, _Finder(name, code, origin))
             # imports the mutated module (the durable package is not imported by impl's)
-            import schedcheck.impl
-            import schedcheck.impl.durable  # noqa: F401
+            importlib.import_module("schedcheck.impl")
+            importlib.import_module("schedcheck.impl.durable")
     except Exception as exc:
         return {"outcome": "incompetent", "why": f"{type(exc).__name__}: {exc}"}
 

@@ -25,10 +25,15 @@ __all__ = ["install"]
 _memo: dict[tuple[Any, ...], bytes] = {}
 
 
-def _memoized(original: Callable[[Any], bytes]) -> Callable[[Any], bytes]:
-    def function_digest(function: Any) -> bytes:
+class _Memoized:
+    """Hypothesis's ``function_digest`` with the memo in front (``original``: its own)."""
+
+    def __init__(self, original: Callable[[Any], bytes]) -> None:
+        self.original = original
+
+    def __call__(self, function: Any) -> bytes:
         if not (isinstance(function, type) and "_ctx" in function.__dict__):
-            return original(function)
+            return self.original(function)
         try:
             signature = repr(inspect.signature(function))
         except (TypeError, ValueError):
@@ -37,18 +42,16 @@ def _memoized(original: Callable[[Any], bytes]) -> Callable[[Any], bytes]:
                getattr(function, "_hypothesis_internal_add_digest", None))
         digest = _memo.get(key)
         if digest is None:
-            digest = _memo[key] = original(function)
+            digest = _memo[key] = self.original(function)
         return digest
-
-    function_digest.__wrapped__ = original  # type: ignore[attr-defined]
-    return function_digest
 
 
 def install() -> None:
     """Memoize the digest of bound suite machines in ``hypothesis.stateful`` (idempotent)."""
     import hypothesis.stateful as stateful
 
-    original = getattr(stateful, "function_digest", None)
-    if original is None or hasattr(original, "__wrapped__"):
+    names = vars(stateful)  # the module's own namespace: the name is not exported
+    original = names.get("function_digest")
+    if original is None or isinstance(original, _Memoized):
         return
-    setattr(stateful, "function_digest", _memoized(original))  # noqa: B010 (not exported)
+    names["function_digest"] = _Memoized(original)

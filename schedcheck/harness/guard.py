@@ -103,9 +103,9 @@ clauses_aside: set[str] = set()
 _probes_aside: set[str] = set()
 
 
-#: the atomic steps (name, description: ``Op.describe()``) not made again in this
-#: (supervised) process: each made a call misbehave in an earlier child
-_steps_aside: set[tuple[str, str]] = set()
+#: the atomic steps not made again in this (supervised) process, name -> descriptions
+#: (``Op.describe()``): each made a call misbehave in an earlier child
+_steps_aside: dict[str, set[str]] = {}
 
 
 def set_aside(methods: Iterable[str], clauses: Iterable[str] = (),
@@ -118,16 +118,16 @@ def set_aside(methods: Iterable[str], clauses: Iterable[str] = (),
     _set_aside.update(methods)
     clauses_aside.update(clauses)
     _probes_aside.update(probes)
-    _steps_aside.update(steps)
+    for name, described in steps:
+        _steps_aside.setdefault(name, set()).add(described)
 
 
 def step_aside(name: str, describe: Callable[[], str]) -> None:
     """:class:`SetAside` if the atomic step ``name`` (``describe()``: its description, asked
     for only when some step is set aside) was set aside in this process."""
-    if _steps_aside and name in {n for n, _ in _steps_aside}:
-        described = describe()
-        if (name, described) in _steps_aside:
-            raise SetAside(f"{described} misbehaved in an earlier run: not made again")
+    aside = _steps_aside.get(name)
+    if aside and (described := describe()) in aside:
+        raise SetAside(f"{described} misbehaved in an earlier run: not made again")
 
 
 def methods_aside() -> frozenset[str]:

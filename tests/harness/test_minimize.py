@@ -115,7 +115,7 @@ def test_a_hang_that_comes_from_the_distance_is_reduced_near_zero() -> None:
     """A hang found far from 0 (the child stopped at the call) is reduced in fresh children;
     the times move towards 0 until the advance no longer hangs while W6 still breaks: that
     smaller counterexample of the same clause is the one reported."""
-    from schedcheck import supervised
+    from schedcheck import misbehaviour
     from schedcheck.harness.supervisor import Outcome
 
     bool_now = Op("_advance", (True,), {"words": "advance with a bool now"})
@@ -126,7 +126,7 @@ def test_a_hang_that_comes_from_the_distance_is_reduced_near_zero() -> None:
         ("step", "target = factory(10, 5, start=-1099511627776)", 0, "target.advance(True)",
          "advance with a bool now", None, "W6"),
         *(("op", i, op) for i, op in enumerate(far))])
-    cx = supervised._reduced(get("wheel"), _WalkingWheel, hung, 0.2, 256, {}, None)
+    cx = misbehaviour.reduced(get("wheel"), _WalkingWheel, hung, 0.2, 256, {}, None)
     assert cx.unreduced is not None, cx.message  # the hang came back, then was reduced
     assert cx.clause == "W6"
     assert "start" not in cx.setup, cx.setup

@@ -148,7 +148,7 @@ def test_a_step_set_aside_is_not_made_again_and_the_same_method_still_is(
         monkeypatch: pytest.MonkeyPatch) -> None:
     from hypothesis.errors import UnsatisfiedAssumption
 
-    monkeypatch.setattr(guard, "_steps_aside", set())
+    monkeypatch.setattr(guard, "_steps_aside", {})
     asked: list[str] = []
 
     def described(text: str) -> object:
