@@ -72,6 +72,10 @@ class Step:
     #: the run went on with the model following the target, so the replay compares nothing
     #: here (the clause's own counterexample is elsewhere)
     aside: str = ""
+    #: on the diverging step: what differs, in words and without numbers, where the two
+    #: replies alone do not tell mistakes apart ("not fired: its deadline had passed when it
+    #: was scheduled"); it refines the kind of mistake (:func:`kind_of`)
+    detail: str = ""
 
 
 @dataclass
@@ -140,12 +144,14 @@ def _outcome(shown: str) -> str:
 def kind_of(step: Step | None) -> str:
     """The kind of a divergence at ``step``: its operation and what each side did,
     ``"complete: expected STALE, got APPLIED"`` (numbers and ids left out, so the same
-    mistake on other tasks is the same kind)."""
+    mistake on other tasks is the same kind), refined by the step's :attr:`Step.detail`
+    where the replies alone would not tell two mistakes apart."""
     if step is None:
         return ""
     call = step.code.split("=", 1)[-1] if "=" in step.code.split("(", 1)[0] else step.code
     method = call.split("(", 1)[0].strip().rsplit(".", 1)[-1] or "step"
-    return f"{method}: expected {_outcome(step.expected)}, got {_outcome(step.actual)}"
+    kind = f"{method}: expected {_outcome(step.expected)}, got {_outcome(step.actual)}"
+    return f"{kind} ({step.detail})" if step.detail else kind
 
 
 @dataclass

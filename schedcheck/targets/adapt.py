@@ -57,6 +57,8 @@ def norm_name(value: Any) -> str:
     Accepts enums (by ``.name``), strings (``"ready"``, ``"TaskState.READY"``) and anything
     with a ``name`` attribute. Raises ``TypeError`` for anything else.
     """
+    if type(value) is str:  # the common case first (an enum, even a str one, is not a str)
+        return value.rsplit(".", 1)[-1].upper()
     if isinstance(value, enum.Enum):
         return value.name.upper()
     if isinstance(value, str):
@@ -67,9 +69,13 @@ def norm_name(value: Any) -> str:
     raise TypeError(f"expected a state/outcome name, got {type(value).__name__} {value!r}")
 
 
+_MISSING = object()
+
+
 def _field(obj: Any, name: str, index: int) -> Any:
-    if hasattr(obj, name):
-        return getattr(obj, name)
+    found = getattr(obj, name, _MISSING)
+    if found is not _MISSING:
+        return found
     if isinstance(obj, tuple):
         return obj[index]
     raise TypeError(f"{type(obj).__name__} {obj!r} has no attribute {name!r} and is not a tuple")

@@ -111,6 +111,8 @@ class _Instance:
         self._session = session
         self._fns: dict[str, Any] = {}
         self._handles: dict[Any, ExecHandle] = {}
+        self._index_of: Any = None  # the advance info answers self._index was built from
+        self._index: dict[tuple[type, Any], dict[str, Any]] = {}
         with session.lock:
             self._epoch = session.epoch
             session.next_instance += 1
@@ -213,16 +215,27 @@ class SchedulerProxy(_Instance):
     def info(self, task_id: Any) -> Any:
         infos = self._answered("info")
         if infos is not _UNANSWERED and type(task_id) in (str, int) and isinstance(infos, list):
-            for entry in infos:
-                if isinstance(entry, list) and len(entry) == 2 and entry[0] == task_id and (
-                        type(entry[0]) is type(task_id)) and isinstance(entry[1], dict):
-                    if "error" in entry[1] and isinstance(entry[1]["error"], dict):
-                        err = entry[1]["error"]
-                        raise remote_error(str(err.get("name")), str(err.get("message", "")), err)
-                    got = entry[1].get("value")
-                    return TaskInfo(got) if isinstance(got, dict) else got
+            entry = self._info_index(infos).get((type(task_id), task_id))
+            if entry is not None:
+                if "error" in entry and isinstance(entry["error"], dict):
+                    err = entry["error"]
+                    raise remote_error(str(err.get("name")), str(err.get("message", "")), err)
+                got = entry.get("value")
+                return TaskInfo(got) if isinstance(got, dict) else got
         value = self._call("info", enc(task_id))
         return TaskInfo(value) if isinstance(value, dict) else value
+
+    def _info_index(self, infos: list[Any]) -> dict[tuple[type, Any], dict[str, Any]]:
+        """The child's advance ``info`` answers by (type, id), the first for each id; built
+        once per reply (the checker reads every task's state after every step)."""
+        if self._index_of is not infos:
+            index: dict[tuple[type, Any], dict[str, Any]] = {}
+            for entry in infos:
+                if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], dict) \
+                        and type(entry[0]) in (str, int):
+                    index.setdefault((type(entry[0]), entry[0]), entry[1])
+            self._index_of, self._index = infos, index
+        return self._index
 
     def retry(self, task_id: Any, cascade: Any = True) -> Any:
         value = self._call("retry", enc(task_id), enc(cascade))

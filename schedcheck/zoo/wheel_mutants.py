@@ -84,12 +84,13 @@ class FiresNotYetDueWheel(HashedTimingWheel):
                 self._fire(node, out)
 
 
-@mutant(name="wheel-drops-not-yet-due", system="wheel", clause=W2, source=_SEED,
+@mutant(name="wheel-drops-not-yet-due", system="wheel", clause=W2, also=(W1,), source=_SEED,
         mistake="Silently dropping a not-yet-due task in the current bucket: the bucket is "
                 "detached and its nodes with rounds left are never re-linked")
 class DropsNotYetDueWheel(HashedTimingWheel):
     """The bucket under the cursor is detached and only its due nodes survive: not-yet-due
-    nodes are silently dropped (never fired, still counted as pending)."""
+    nodes are silently dropped (never fired, still counted as pending; a later long pause,
+    which looks for the next occupied bucket among the ones counted, then raises: W1)."""
 
     def _process_tick(self, k: int, out: list[Handle]) -> None:
         index = k % self._wheel_size

@@ -189,7 +189,7 @@ def test_a_round_found_by_the_suite_replays_its_history(tmp_path: Path) -> None:
     machine = make_wheel_machine(SplitMaxPendingWheel, result=result,
                                  extra_bases=concurrency_bases("wheel", SplitMaxPendingWheel))
     with profiles.seed_only_draws():  # the seed the rounds test keeps first
-        search(machine, result, budget=None, examples=100, seed=7, minimize=False,
+        search(machine, result, budget=None, examples=100, seed=2, minimize=False,
                profile="ci")
     spec = "schedcheck.zoo.race_mutants:SplitMaxPendingWheel"
     for cx, script in _written(result, tmp_path, spec):

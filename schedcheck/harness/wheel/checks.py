@@ -34,7 +34,7 @@ from schedcheck.harness.common import Observed, SuiteMachine, call_code, observe
 from schedcheck.harness.outcomes import observe_each
 from schedcheck.harness.result import Step
 from schedcheck.harness.wheel.fixtures import Callback, CallLog, RecordingExecutor, Support
-from schedcheck.harness.wheel.ledger import CANCELLED, FIRED, Ledger, TimerRecord
+from schedcheck.harness.wheel.ledger import CANCELLED, FIRED, Ledger, TimerRecord, ceil_div
 from schedcheck.harness.wheel.memory import entries_held, entry_bound, exempt
 
 __all__ = ["TOLERANCE_NOTES", "Side", "WheelChecks", "factory_code", "strict_bool"]
@@ -313,11 +313,41 @@ class WheelChecks(SuiteMachine):
             clause = "W2" if extra else "W3"
         what = (f"did not fire {missing}" if missing else f"fired {extra} too"
                 if extra else "fired them in another order")
+        # the kind of mistake: two wrong lists differ in why the timers were due (a deadline
+        # already past, a later rotation) or, in order, in the length of the stall
+        step.detail = (f"not fired: {self._why_due(missing[0])}" if missing
+                       else f"fired too: {self._why_due(extra[0])}" if extra
+                       else self._why_order(names, t_names, last - first + 1))
         self._fail(clause, f"{words}: `{step.code}` processes ticks {first}..{last}: the "
                    f"contract fires {names} (by due tick, ties in schedule order); the "
                    f"target {what}: {t_names}"
                    + (f"; by its lag_ticks() it processed up to tick {t_reported}"
                       if t_reported != processed else ""), step)
+
+    def _why_order(self, names: list[str], t_names: list[str], ticks: int) -> str:
+        """How the same timers came in another order: ties of one due tick out of schedule
+        order, or a later due tick first (after a pause of more than a rotation or not)."""
+        first = next(i for i, (e, a) in enumerate(zip(names, t_names, strict=True)) if e != a)
+        expected, got = self._record(names[first]), self._record(t_names[first])
+        if expected is not None and got is not None and expected.due_tick == got.due_tick:
+            return "another order: timers due at one tick not in schedule order"
+        pause = ticks > self.ledger.wheel_size
+        return "another order: a later due tick first" + (
+            ", after a pause of more than a rotation" if pause else "")
+
+    def _record(self, name: str) -> TimerRecord | None:
+        return next((r for r in self.ledger.timers if r.name == name), None)
+
+    def _why_due(self, name: str) -> str:
+        """Why the contract has timer ``name`` due when it is, in words without numbers."""
+        led = self.ledger
+        rec = self._record(name)
+        if rec is None:
+            return "a timer no schedule() returned"
+        if ceil_div(rec.deadline, led.tick) < rec.due_tick:
+            return "its deadline had passed when it was scheduled"
+        # (not split by rotations: one mistake of the catch-up loses timers of every distance)
+        return "its deadline was ahead when it was scheduled"
 
     def _check_fired(self, step: Step, now: int, t_recs: list[TimerRecord | None],
                      t_names: list[str], t_last: int, *, at_now: bool = False) -> None:

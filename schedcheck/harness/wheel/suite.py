@@ -260,6 +260,22 @@ class WheelMachine(AdvanceRules, WheelCancels):
             self.cancel_timer(rec)
         self._advance(self.ledger.now + self.ledger.tick, words="the next tick")
 
+    @rule(k=st.integers(2, 3), r=st.integers(0, 10**6))
+    def long_pause(self, k: int, r: int) -> None:
+        """The seed's long pause (a collector pause, a suspended machine): ``k`` timers one
+        rotation apart each, the latest first and nearest the cursor in the ring (so the ring
+        order is the reverse of the due order), then one advance past all of them: a
+        catch-up longer than a rotation still fires by due tick, ties in schedule order."""
+        led = self.ledger
+        span, base = led.tick * led.wheel_size, led.cursor * led.tick
+        for j in range(k, 0, -1):
+            deadline = self._within_horizon(base + j * span + ((k - j) + r) % led.wheel_size
+                                            * led.tick)
+            self._schedule(deadline, False, after=False, words=f"schedule a timer at "
+                           f"{deadline} before a long pause", placed=True)
+        now = base + (k + 1) * span + r % span
+        self._advance(now, words=f"advance to {now} after a pause of more than a rotation")
+
     @rule(kind=st.sampled_from(DELAY_KINDS), a=st.integers(-2, 2), r=st.integers(0, 10**6),
           raises=st.sampled_from((False, False, False, True)))
     def schedule_after(self, kind: str, a: int, r: int, raises: bool) -> None:
