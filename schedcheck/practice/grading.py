@@ -169,13 +169,14 @@ def _attribute(card: Card, found: dict[str, list[Miss]]) -> None:
                 by_id[item_id].note = by_id[item_id].note or miss.message
             else:
                 moved.append((item_id, owners, miss))
-    # An item's own ambiguous misses first, the common mistakes' items before the others
-    # (a mistake the text names is shown under its name): one it found itself is its own
-    # unless another owner shows a mistake already; then the misses other items found.
+    # The misses of one owner first (an item another item's program showed to fail fails),
+    # then an item's own ambiguous misses, the common mistakes' items before the others (a
+    # mistake the text names is shown under its name): one it found itself is its own unless
+    # another owner shows a mistake already; then the misses other items found.
     def rank(item_id: str) -> int:
         return _SECTION_RANK.get(by_id[item_id].item.section, len(_SECTION_RANK))
 
-    moved.sort(key=lambda m: (m[0] not in m[1], rank(m[0])))
+    moved.sort(key=lambda m: (len(m[1]) > 1, m[0] not in m[1], rank(m[0])))
     for item_id, owners, miss in moved:  # shown under one owner, unless it shows one already
         failing = [o for o in owners if by_id[o].status == FAIL]
         owner = failing[0] if failing else item_id if item_id in owners else min(owners,

@@ -369,7 +369,7 @@ ITEMS: tuple[Item, ...] = (
     Item("S-M7", "M", "no extra workers to hide a backlog",
          "a request for more than the free slots gets the free slots, never a raised limit",
          _scenarios((2, [_A, S("submit", "b", []), S("submit", "c", []),
-                         S("submit", "d", []), _START, S("ready", 5), S("ready"),
+                         S("submit", "d", []), _START, S("ready", 0), S("ready", 5), S("ready"),
                          S("complete", "a", 1), S("ready", 3)]))),
     Item("S-M8", "M", "a retry is a new generation, never FAILED moved back",
          "resubmit the failed task as generation g+1; the failed run's late report is then "
