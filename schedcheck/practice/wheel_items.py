@@ -317,9 +317,9 @@ def disagreement(factory: Callable[..., Any], scenario: Scenario, *, exact: bool
                             # the catch-up budget is that scenario's subject; a timer more
                             # than a rotation away fired early is the rounds' mistake, and
                             # one lost in ticks the budget allowed may be the missed ticks'
-                            lost = bool(odd) and odd[0] not in got and timers.due[odd[0]] in \
-                                range(first_tick, first_tick + opts["max_catchup_ticks"])
-                            owner = "W-M7|W-F2" if lost else "W-F2"
+                            missed = bool(odd) and odd[0] not in got and timers.due[odd[0]] \
+                                in range(first_tick, first_tick + opts["max_catchup_ticks"])
+                            owner = "W-M7|W-F2" if missed else "W-F2"
                         why = timers.describe(odd[0]) if odd else ""
                         return i, "exact" if odd else "order", (f"advance({now}) fired "
                                             f"{[f'h{k}' for k in got]}; the model fires "
