@@ -313,9 +313,10 @@ class WheelChecks(SuiteMachine):
             clause = "W2" if extra else "W3"
         what = (f"did not fire {missing}" if missing else f"fired {extra} too"
                 if extra else "fired them in another order")
-        # the kind of mistake: two wrong lists differ in why the timers were due (a deadline
-        # already past, a later rotation) or, in order, in the length of the stall
-        step.detail = (f"not fired: {self._why_due(missing[0])}" if missing
+        # the kind of mistake: two wrong lists differ in the window (a catch-up of several
+        # ticks, or one tick) and why the timers were due (a deadline already past or not)
+        step.detail = ("not fired in a catch-up of several ticks" if missing and last > first
+                       else f"not fired: {self._why_due(missing[0])}" if missing
                        else f"fired too: {self._why_due(extra[0])}" if extra
                        else self._why_order(names, t_names, last - first + 1))
         self._fail(clause, f"{words}: `{step.code}` processes ticks {first}..{last}: the "
