@@ -203,17 +203,17 @@ class EarlierThanDeclared(DeclaresEarlyBy):
 
 
 def test_early_by_is_a_declared_tolerance_and_still_bounds_early_firing() -> None:
-    # the draws of seed 0 alone, whichever modules the tests before imported (Hypothesis mixes
-    # constants of every imported local module into its draws); seed 1 never advances to
-    # exactly two units before an odd deadline in 60 such examples, which the firing two
-    # units early needs, seed 0 does (each run stops at its eighth example)
+    # the draws of seed 2 alone, whichever modules the tests before imported (Hypothesis mixes
+    # constants of every imported local module into its draws); seeds 0 and 7 never advance
+    # to exactly two units before an odd deadline in 60 such examples, which the firing two
+    # units early needs, seed 2 does at once (seeds 0-7 tried with the wheel's rules of now)
     with profiles.seed_only_draws():
-        assert "W-INV-EARLY" in _broken(run_wheel_suite(RoundsDown, examples=60, seed=0,
+        assert "W-INV-EARLY" in _broken(run_wheel_suite(RoundsDown, examples=60, seed=2,
                                                         shrink=False))
-        result = run_wheel_suite(DeclaresEarlyBy, examples=60, seed=0, shrink=False)
+        result = run_wheel_suite(DeclaresEarlyBy, examples=60, seed=2, shrink=False)
         assert _broken(result) == []
         assert _verdicts(result)["W-INV-EARLY"] == "partly exercised"
         assert "1 units early" in result.stats["W-INV-EARLY"].missing
         assert "W-INV-EARLY" in _broken(run_wheel_suite(EarlierThanDeclared, examples=60,
-                                                        seed=0, shrink=False))
+                                                        seed=2, shrink=False))
     assert sched.scheduler  # the stand-ins are built on the standard library's heap

@@ -60,7 +60,10 @@ def broken_of(verdicts: dict[str, str]) -> set[str]:
 def test_wheel_verdict(module: str, cls: str, package: str, broken: set[str],
                        tmp_path: Path) -> None:
     installed(package)
-    verdicts = check("wheel", module, cls, tmp_path / "out")
+    # seed 1: the swarm phase finds timer-wheel's late zero delay at once (with some seeds
+    # the long phase finds it first, in a run of hundreds of steps that takes a minute to
+    # reduce through the child process)
+    verdicts = check("wheel", module, cls, tmp_path / "out", "--seed", "1")
     assert broken_of(verdicts) == broken
     # never early, never twice, never after a successful cancel: checked and held
     assert {verdicts[c] for c in ("W-INV-EARLY", "W-INV-ONCE", "W-INV-LATE")
