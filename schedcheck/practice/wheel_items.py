@@ -255,13 +255,6 @@ def disagreement(factory: Callable[..., Any], scenario: Scenario, *, exact: bool
                 except _CallbackError as exc:  # the wheel ran a callback itself, uncontained
                     lost = [f"h{j}" for j, mh in enumerate(mhandles) if mh in want_fired
                             and j not in ran]
-                    if isinstance(executor, _Inline):  # the executor ran it: not contained
-                        return i, "raised", (
-                            f"advance({now}) raised: {exc} in the executor's submit(), and the "
-                            "wheel let it out" + (f"; the rest of the window ({', '.join(lost)}) "
-                                                  "was not submitted" if lost else "")
-                            + "; a failing callback or a refused submission is caught and "
-                            "counted, and the rest still go to the executor"), "W-M7"
                     return i, "raised", (
                         f"advance({now}) raised: {exc} inside the wheel, which ran it itself "
                         "on the tick thread"
@@ -272,7 +265,7 @@ def disagreement(factory: Callable[..., Any], scenario: Scenario, *, exact: bool
                 finally:
                     in_advance[0] = False
                 last_now = now
-                if inline and executor is not None and not isinstance(executor, _Inline):
+                if inline and executor is not None:
                     return i, "inline", (f"h{inline[0]}'s callback ran inside advance({now}), "
                                          "on the tick thread"), "W-M5"
                 got = []
