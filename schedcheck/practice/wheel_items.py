@@ -1,10 +1,11 @@
 """The timing wheel's graded items: short programs of schedule/cancel/advance with a ledger.
 
-Each divergence names the item that owns it (:meth:`_Timers.owner` for a timer that fires at
-the wrong time: a past deadline is ``W-T1``'s, a timer due inside a stall ``W-M7``'s, one a
-rotation or more early ``W-M2``'s or ``W-M3``'s, ...); a program that meets another item's
-rule first leaves its own item "blocked by" that one. Callbacks run inline count only in the
-items with an executor; handles' ``fired``/``cancelled`` are read after every step.
+Each divergence names the item that owns it (``wheel_owners.Timers.owner`` for a timer
+that fires at the wrong time: a past deadline is ``W-T1``'s, a timer due inside a stall
+``W-M7``'s, one a rotation or more early ``W-M2``'s or ``W-M3``'s, ...); a program that meets
+another item's rule first leaves its own item "blocked by" that one. Callbacks run inline
+count only in the items with an executor; handles' ``fired``/``cancelled`` are read after
+every step.
 
 The main items check what the interview asks and not this project's refinement of the due
 tick: a timer fires at most once, never before its deadline, never after a cancel, and —
@@ -28,6 +29,7 @@ from schedcheck.practice.grading import (
     NotAttempted,
 )
 from schedcheck.practice.reduce import reduce_program
+from schedcheck.practice.wheel_owners import Timers, early_by, most_telling
 from schedcheck.targets.adapt import error_name
 
 __all__ = ["ITEMS", "disagreement"]
@@ -100,89 +102,6 @@ def _opt(v: Any) -> str:
         "inline_executor" if isinstance(v, _Inline) else repr(v))
 
 
-class _Timers:
-    """What the grader knows of each timer, by schedule order: its deadline, how it was
-    scheduled, and the model's due tick and cursor at that moment (for :meth:`owner`)."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.deadline: list[int] = []
-        self.relative: list[bool] = []
-        self.past: list[bool] = []
-        self.due: list[int] = []
-        self.distance: list[int] = []  #: due tick - cursor when scheduled
-
-    def add(self, deadline: int, relative: bool, last_now: int, due: int, cursor: int) -> None:
-        self.deadline.append(deadline)
-        self.relative.append(relative)
-        self.past.append(deadline < last_now)
-        self.due.append(due)
-        self.distance.append(due - cursor)
-
-    def describe(self, k: int) -> str:
-        """What timer ``k`` is, for a message: its deadline and due tick, and why it is
-        special (a deadline already passed, more than a rotation away, relative)."""
-        extra = ("a deadline already passed when it was scheduled: due at the next tick "
-                 "processed" if self.past[k] else
-                 f"{self.distance[k]} ticks away: more than a rotation of {self.size}"
-                 if self.distance[k] >= self.size else
-                 "scheduled with schedule_after" if self.relative[k] else "")
-        return (f" (h{k}: deadline {self.deadline[k]}, due tick {self.due[k]}"
-                f"{'; ' + extra if extra else ''})")
-
-    def owner(self, k: int, *, early: bool, skipped: range,
-              early_by: tuple[int, int] = (0, 0)) -> str:
-        """The item whose rule timer ``k`` broke by firing at the wrong time (when early:
-        ``early_by`` the least and the most ticks before its due tick it can have fired,
-        as one advance processes several ticks)."""
-        if self.past[k]:
-            return "W-T1"  # a deadline already passed is due at the next tick processed
-        if self.due[k] in skipped and not early:
-            # due inside a stall: the missed ticks must be processed -- or, for a timer more
-            # than a rotation away, a node with rounds left dropped from its bucket
-            return "W-M7|W-M3" if self.distance[k] >= self.size else "W-M7"
-        if self.distance[k] >= self.size and early:
-            # Rounds lost fire a timer at the first visit of its bucket: as many rotations
-            # early as it had rounds. A not-yet-due node fired from the bucket under the
-            # cursor fires one rotation early, whatever its rounds. Two rotations early or
-            # more is the first; one rotation early with two rounds or more, the second;
-            # with one round the two look the same from outside.
-            least, most = early_by
-            if least >= 2 * self.size:
-                return "W-M2"
-            if least <= self.size <= most:  # one rotation early
-                return "W-M3" if self.distance[k] >= 2 * self.size and most < 2 * self.size \
-                    else "W-M2|W-M3"
-            if most < self.size:  # early by less than a rotation: the due tick itself
-                return "W-T2|W-F4" if self.distance[k] >= 8 * self.size else "W-T2"
-            return "W-M2|W-M3"
-        if self.distance[k] >= 8 * self.size:
-            return "W-F4|W-M3"  # lost: a long delay, or any node with rounds left dropped
-        if self.distance[k] >= self.size:
-            return "W-M3"
-        if self.relative[k]:
-            return "W-M1"
-        return "W-T2" if early else "W-T1"
-
-
-def _early_by(timers: _Timers, k: int, ticks: tuple[int, int]) -> tuple[int, int]:
-    """How early timer ``k`` fired, in ticks, at least and at most, in an advance that
-    processed the ticks ``ticks[0]..ticks[1]``."""
-    first, last = ticks
-    return timers.due[k] - last, timers.due[k] - min(first, last)
-
-
-def _most_telling(timers: _Timers, early: list[int], ticks: tuple[int, int],
-                  skipped: range) -> int:
-    """Of the timers one advance fired early, the first whose owner is one item (not
-    "either of two"): it tells which mistake the class made; else the first."""
-    for k in early:
-        if "|" not in timers.owner(k, early=True, skipped=skipped,
-                                   early_by=_early_by(timers, k, ticks)):
-            return k
-    return early[0]
-
-
 def disagreement(factory: Callable[..., Any], scenario: Scenario, *, exact: bool = False,
                  strict: bool = False) -> tuple[int, str, str, str] | None:
     """The first step where the learner's wheel breaks the ledger (or, ``exact``, differs from
@@ -201,7 +120,7 @@ def disagreement(factory: Callable[..., Any], scenario: Scenario, *, exact: bool
         return -1, "construct", f"constructing it raised {error_name(exc)}: {exc}", owner
     handles: list[Any] = []  # theirs, by schedule order
     mhandles: list[Any] = []
-    timers = _Timers(size)
+    timers = Timers(size)
     ran: list[int] = []  # callbacks run, by index
     fired_at: dict[int, int] = {}  # index -> the now it fired at
     cancelled: set[int] = set()
@@ -284,12 +203,12 @@ def disagreement(factory: Callable[..., Any], scenario: Scenario, *, exact: bool
                                                 "True"), "W-T3"
                     if timers.deadline[k] > now:
                         ticks = (first_tick, now // tick)
-                        k = _most_telling(timers, [j for j in got if timers.deadline[j] > now],
+                        k = most_telling(timers, [j for j in got if timers.deadline[j] > now],
                                           ticks, skipped)
                         return i, "early", (f"h{k} (deadline {timers.deadline[k]}) fired at "
                                             f"now={now}: before its deadline"), \
                             timers.owner(k, early=True, skipped=skipped,
-                                         early_by=_early_by(timers, k, ticks))
+                                         early_by=early_by(timers, k, ticks))
                     fired_at[k] = now
                 if exact:
                     want_idx = [next(j for j, x in enumerate(mhandles) if x is h)
@@ -298,7 +217,7 @@ def disagreement(factory: Callable[..., Any], scenario: Scenario, *, exact: bool
                         odd = [k for k in want_idx if k not in got] + [
                             k for k in got if k not in want_idx]
                         owner = (timers.owner(odd[0], early=odd[0] in got, skipped=skipped,
-                                              early_by=_early_by(timers, odd[0],
+                                              early_by=early_by(timers, odd[0],
                                                                  (first_tick, now // tick)))
                                  # the same timers in another order: after a stall of a
                                  # rotation or more, the catch-up's (it walks the ring once)
