@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
-from schedcheck import stages
+from schedcheck import profiles, stages
 from schedcheck.harness.result import BROKEN, HELD, UNKNOWN, RunResult
 from schedcheck.levels import cost_not_claimed
 from schedcheck.progress import time_note, timed
@@ -367,7 +367,7 @@ def _run_machine(
         from schedcheck.harness.minimize import run_reduced
 
         return run_reduced(machine, result, settings)
-    base = common.suite_settings(examples=examples, profile=profile)
+    base = profiles.suite_settings(examples=examples, profile=profile)
     # no shrink, and no explain (which replays the failure many more times to explain it)
     skipped = (hypothesis.Phase.shrink, hypothesis.Phase.explain)
     unshrunk = hypothesis.settings(base, phases=[p for p in base.phases if p not in skipped])
@@ -464,7 +464,6 @@ def _hunt(entry: System, factory: Callable[..., Any], *, target_name: str,
     suite's, run before it)."""
     from schedcheck.concurrency.hunt import hunt
     from schedcheck.concurrency.reduce import DEFAULT_SECONDS
-    from schedcheck.harness import common
 
     result = RunResult.fresh(entry.name, target_name or _name(factory))
     started = time.perf_counter()
@@ -473,7 +472,7 @@ def _hunt(entry: System, factory: Callable[..., Any], *, target_name: str,
         if progress is not None:
             progress(offset + done, steps, failures)
 
-    found = hunt(entry.name, factory, settings=common.suite_settings(examples=examples),
+    found = hunt(entry.name, factory, settings=profiles.suite_settings(examples=examples),
                  seed=seed, shrink=shrink, progress=hunting, reduce_seconds=DEFAULT_SECONDS)
     result.seconds = time.perf_counter() - started
     result.seed = seed

@@ -16,7 +16,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 PROFILES: dict[str, dict[str, Any]] = {
     "ci": {"max_examples": 200, "stateful_step_count": 40},
@@ -60,6 +60,28 @@ def load(name: str | None = None) -> settings:
     chosen = name or default_profile()
     settings.load_profile(chosen)
     return settings.get_profile(chosen)
+
+
+def suite_settings(
+    *, examples: int | None = None, profile: str | None = None
+) -> settings:
+    """The settings of ``profile`` (default: ``SCHEDCHECK_PROFILE``), ``examples`` overriding
+    ``max_examples``. Does not change Hypothesis's loaded profile."""
+    register()
+    base = settings.get_profile(profile or default_profile())
+    if examples is not None:
+        base = settings(base, max_examples=examples)
+    return base
+
+
+def unshrunk_settings(examples: int | None, profile: str | None,
+                      shrink: bool) -> settings:
+    """:func:`suite_settings`, without the shrink (and explain) phases unless ``shrink``."""
+    chosen = suite_settings(examples=examples, profile=profile)
+    if shrink:
+        return chosen
+    skipped = (Phase.shrink, Phase.explain)
+    return settings(chosen, phases=[p for p in chosen.phases if p not in skipped])
 
 
 @contextlib.contextmanager

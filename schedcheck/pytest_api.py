@@ -91,7 +91,7 @@ def suite_settings(explicit: Any = None) -> Any:
         return explicit
     import hypothesis
 
-    from schedcheck.harness.common import suite_settings as profile_settings
+    from schedcheck.profiles import suite_settings as profile_settings
 
     counts = profile_settings()
     default = hypothesis.settings()  # the loaded profile

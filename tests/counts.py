@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from schedcheck.harness.common import suite_settings
+from schedcheck.profiles import suite_settings
 
 #: the pinned profile's examples per state machine (tests/conftest.py pins the profile)
 WHOLE = int(suite_settings().max_examples)

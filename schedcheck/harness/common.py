@@ -19,7 +19,7 @@ Defined here:
   ``AssertionError``) whose message tells the story and lists the program so far.
 * :func:`run_suite` -- the driver: ``run_state_machine_as_test`` with counting, a progress
   callback, and the final (shrunk) run's trace as the counterexample, with Hypothesis's own
-  printed program; :func:`suite_settings` -- a profile's settings with ``examples`` overridden.
+  printed program (a profile's settings: ``schedcheck.profiles.suite_settings``).
 
 Replay convention for ``Step.check`` (the replay script's contract): each step's ``code`` runs
 inside ``try: <code> except Exception as e: _raised = e else: _raised = None``; ``check`` is
@@ -82,8 +82,6 @@ __all__ = [
     "observe",
     "observe_model",
     "run_suite",
-    "suite_settings",
-    "unshrunk_settings",
 ]
 
 #: How a crash of a target call reads in a step's ``actual`` (``outcomes.observe``).
@@ -445,30 +443,6 @@ def _own_lists(kwargs: Mapping[str, Any]) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------
 # The driver
 # --------------------------------------------------------------------------------------------
-
-
-def suite_settings(
-    *, examples: int | None = None, profile: str | None = None
-) -> hypothesis.settings:
-    """The settings of ``profile`` (default: ``SCHEDCHECK_PROFILE``), ``examples`` overriding
-    ``max_examples``. Does not change Hypothesis's loaded profile."""
-    from schedcheck import profiles
-
-    profiles.register()
-    base = hypothesis.settings.get_profile(profile or profiles.default_profile())
-    if examples is not None:
-        base = hypothesis.settings(base, max_examples=examples)
-    return base
-
-
-def unshrunk_settings(examples: int | None, profile: str | None,
-                      shrink: bool) -> hypothesis.settings:
-    """:func:`suite_settings`, without the shrink (and explain) phases unless ``shrink``."""
-    settings = suite_settings(examples=examples, profile=profile)
-    if shrink:
-        return settings
-    skipped = (hypothesis.Phase.shrink, hypothesis.Phase.explain)
-    return hypothesis.settings(settings, phases=[p for p in settings.phases if p not in skipped])
 
 
 def _notes(exc: BaseException) -> str:

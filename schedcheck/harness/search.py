@@ -40,6 +40,7 @@ import hypothesis
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize
 
+from schedcheck import profiles
 from schedcheck.harness import common
 from schedcheck.harness.common import OutOfBudget, Progress, RunContext, SuiteMachine
 from schedcheck.harness.result import RunResult
@@ -189,7 +190,7 @@ def search(
     return ``result``. ``minimize=False`` keeps the first failing run as found."""
     if budget is None and examples is None:
         raise ValueError("search needs a time budget or an example budget (or both)")
-    base = common.suite_settings(profile=profile)
+    base = profiles.suite_settings(profile=profile)
     seed = 0 if seed is None else seed
     disabled = logging.root.manager.disable
     logging.disable(logging.CRITICAL)  # wheels log every callback error: thousands of lines

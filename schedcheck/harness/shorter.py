@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import hypothesis
 
+from schedcheck import profiles
 from schedcheck.harness import common
 from schedcheck.harness.common import OutOfBudget, RunContext, SuiteMachine
 from schedcheck.harness.program import Op
@@ -60,7 +61,7 @@ def search_shorter(machine_class: type[SuiteMachine], clause: str, *, seed: int 
         result = RunResult.fresh(machine_class.system, "")
         ctx = RunContext(result, None, deadline)
         settings = hypothesis.settings(
-            common.suite_settings(), max_examples=EXAMPLES, stateful_step_count=steps,
+            profiles.suite_settings(), max_examples=EXAMPLES, stateful_step_count=steps,
             phases=[hypothesis.Phase.generate], database=None, deadline=None)
         try:
             common.run_suite(machine_class, result, settings, seed=(seed or 0) * 31 + steps,

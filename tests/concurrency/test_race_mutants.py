@@ -10,7 +10,7 @@ from hypothesis import settings
 
 from schedcheck import impl
 from schedcheck.concurrency.hunt import hunt, run_case
-from schedcheck.harness.common import suite_settings
+from schedcheck.profiles import suite_settings
 from schedcheck.zoo import catalogue
 from schedcheck.zoo import race_mutants as rm
 from tests.counts import quarter_and_whole

@@ -12,11 +12,12 @@ from schedcheck.concurrency import baton, concurrency_bases, describe_bases, run
 from schedcheck.concurrency.hunt import hunt
 from schedcheck.concurrency.overhead import measure_overhead
 from schedcheck.contract import WheelFullError
-from schedcheck.harness.common import run_suite, suite_settings
+from schedcheck.harness.common import run_suite
 from schedcheck.harness.result import RunResult
 from schedcheck.harness.scheduler.suite import make_scheduler_machine, run_scheduler_suite
 from schedcheck.harness.search import search
 from schedcheck.harness.wheel.suite import make_wheel_machine, run_wheel_suite
+from schedcheck.profiles import suite_settings
 from schedcheck.zoo import race_mutants as rm
 from tests.counts import quarter_and_whole
 

@@ -171,7 +171,6 @@ def test_the_pytest_api_fails_a_hanging_target_and_the_session_goes_on(
     assert threads() == before
 
 
-@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux's /proc")
 def test_after_a_hang_the_method_is_still_called_and_its_other_mistake_is_found(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import json
@@ -189,5 +188,6 @@ def test_after_a_hang_the_method_is_still_called_and_its_other_mistake_is_found(
     # ready(0) handing out a task needs tasks, so submit() went on being called
     assert "S3" in {cx["clause"] for cx in found}, [cx["message"] for cx in found]
     assert any("still called with other arguments" in note for note in report["notes"])
-    assert children() == []
+    if Path("/proc/self/task").exists():  # what is left running is read from Linux's /proc
+        assert children() == []
 

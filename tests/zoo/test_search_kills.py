@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from schedcheck import profiles
 from schedcheck.harness.clauses import clauses_for
 from schedcheck.harness.result import RunResult
 from schedcheck.harness.search import plan, swarm_machine
@@ -72,7 +73,7 @@ def test_a_swarm_run_uses_only_the_rules_it_enabled() -> None:
 
     from schedcheck.harness import common
 
-    settings = common.suite_settings(examples=30, profile="ci")
+    settings = profiles.suite_settings(examples=30, profile="ci")
     common.run_suite(Watched, result, settings, seed=3)
     assert result.counterexample is None
     assert len(seen) >= 10

@@ -30,8 +30,8 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from schedcheck.harness.common import unshrunk_settings
 from schedcheck.model.leases import LeasedScheduler
+from schedcheck.profiles import unshrunk_settings
 from schedcheck.targets import adapt
 
 __all__ = ["LeaseFactory", "ManualClock", "make_lease_machine", "run_lease_suite"]

@@ -47,7 +47,6 @@ from schedcheck.harness.common import (
     call_code,
     check_expr,
     observe,
-    unshrunk_settings,
 )
 from schedcheck.harness.minimize import run_reduced
 from schedcheck.harness.outcomes import CRASHED
@@ -57,6 +56,7 @@ from schedcheck.harness.scheduler.core_generations import GenerationRules
 from schedcheck.harness.scheduler.fixtures import noop
 from schedcheck.harness.scheduler.oracles import cycle_problem
 from schedcheck.harness.search import explore
+from schedcheck.profiles import unshrunk_settings
 from schedcheck.targets import adapt
 from schedcheck.targets.adapters import SchedulerCapabilities, capabilities_of
 

@@ -76,7 +76,6 @@ from schedcheck.harness.common import (
     ScalingResult,
     check_expr,
     observe,
-    unshrunk_settings,
 )
 from schedcheck.harness.minimize import run_reduced
 from schedcheck.harness.program import atomic
@@ -101,6 +100,7 @@ from schedcheck.harness.scheduler.scenarios import SCENARIOS, Play
 from schedcheck.harness.scheduler.topo_rule import TopoOracleRule
 from schedcheck.harness.search import explore
 from schedcheck.model import Scheduler as ModelScheduler
+from schedcheck.profiles import unshrunk_settings
 from schedcheck.targets import adapt
 
 __all__ = [
@@ -142,7 +142,7 @@ class SchedulerMachine(TopoOracleRule):
         shaped = shapes.parse(self.start_state)
         if shaped is not None:  # the search's shapes phase: a large or shuffled graph
             self._build(mc or BIG)
-            done = self._ctx.examples if self._ctx is not None else 0
+            done = self.ctx.examples  # this run's, not the class's (a replay has its own)
             seed = shapes.shape_seed(order, picks, self.shape_salt, done)
             return multiple(*self._shape(*shaped, seed))
         if self.start_state is not None:
