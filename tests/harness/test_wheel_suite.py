@@ -225,6 +225,11 @@ def test_scaling_flags_a_wheel_that_walks_every_timer_on_each_tick_every_time() 
     assert scaling.ratio > 5, scaling.text
 
 
+#: examples of the runs that only show a correct wheel passing with an addition (a mixin's
+#: rules, tolerance mode): the rules run in every example, so a few dozen show it
+MIXIN_EXAMPLES = 50
+
+
 class PendingPeek:
     """A mixin like the concurrency engineer's: a rule that uses the machine's attributes."""
 
@@ -242,7 +247,8 @@ class PendingPeek:
 
 def test_extra_bases_add_rules_that_see_model_target_and_handles() -> None:
     PendingPeek.peeks.clear()
-    result = run_wheel_suite(HashedTimingWheel, seed=8, extra_bases=(PendingPeek,))
+    result = run_wheel_suite(HashedTimingWheel, seed=8, extra_bases=(PendingPeek,),
+                             examples=MIXIN_EXAMPLES)
     assert result.ok
     assert PendingPeek.peeks and all(t == m for t, m in PendingPeek.peeks)
 
@@ -254,7 +260,8 @@ def test_a_model_that_disagrees_with_the_ledger_is_a_harness_bug_not_a_counterex
 
 
 def test_tolerance_mode_accepts_an_exact_wheel_and_notes_no_off_tick_firing() -> None:
-    result = run_wheel_suite(HierarchicalTimingWheel, seed=9, tolerance=True)
+    result = run_wheel_suite(HierarchicalTimingWheel, seed=9, tolerance=True,
+                             examples=MIXIN_EXAMPLES)
     assert result.ok, result.counterexample and result.counterexample.message
     assert not [n for n in result.notes if "contract due tick" in n]
     assert result.stats["W-INV-EARLY"].verdict == HELD
@@ -288,6 +295,7 @@ class SideChannel:
 
 def test_mixins_can_report_their_own_calls_and_stay_in_step_with_the_ledger() -> None:
     SideChannel.used.clear()
-    result = run_wheel_suite(HashedTimingWheel, seed=12, extra_bases=(SideChannel,))
+    result = run_wheel_suite(HashedTimingWheel, seed=12, extra_bases=(SideChannel,),
+                             examples=MIXIN_EXAMPLES)
     assert result.ok, result.counterexample and result.counterexample.message
     assert SideChannel.used
