@@ -324,7 +324,11 @@ ITEMS: tuple[Item, ...] = (
                          S("submit", "c", []), S("ready")]),
                     (1, [_A, S("submit", "q", []), S("submit", "p", ["a"]), _START,
                          S("ready"), S("submit", "p", ["q"]), S("complete", "a", 1),
-                         S("ready")]))),
+                         S("ready")]),
+                    # a new generation of a SUCCEEDED task is outstanding again for its
+                    # dependents: the READY one goes back to PENDING
+                    (2, [_A, S("submit", "b", ["a"]), _START, S("ready"),
+                         S("complete", "a", 1), S("submit", "a", []), S("ready")]))),
     Item("S-T6", "T", "late and duplicate callbacks change nothing",
          "every callback names (id, generation); an old generation's report is stale and a "
          "repeated one returns the known terminal state without releasing anything",

@@ -72,6 +72,9 @@ ANSWERS: tuple[Answer, ...] = (
                 "an unknown id raises a bare KeyError, not UnknownTaskError"),
         Mistake("S-polish-1", r"TypeError", ("S9", "S4"),
                 "a bool generation is accepted (True == 1)"),
+        Mistake("S-T5", r"READY; the model says PENDING", ("S1", "S-INV", "S-CLAIM-DEPS"),
+                "a new version of a SUCCEEDED task leaves its READY dependents READY (they no "
+                "longer wait for it)"),
     )),
     Answer("plan-wheel", "wheel", "tests.answers.plan_wheel:TimingWheel", True, (
         Mistake("W-polish-5", r"ValueError", ("W6",),
