@@ -158,18 +158,21 @@ def disagreement(factory: Callable[[int], Any], scenario: Scenario, *,
     ids: list[Any] = []
     deps: dict[Any, tuple[Any, ...]] = {}
     resubmitted: set[Any] = set()
+    dropped: dict[Any, set[Any]] = {}
     for i, step in enumerate(program):
         pre = {t: model.info(t) for t in ids}
         requested = {t: model.cancel_requested(t, pre[t].generation) for t in ids}
         started = model._started  # the model is ours
         mine, theirs = _call(model, step), _call(target, step)
-        ctx = Context(step, mine, theirs, pre, requested, started, model, resubmitted)
+        ctx = Context(step, mine, theirs, pre, requested, started, model, resubmitted, dropped)
         if theirs[0] == "raises" and isinstance(theirs[1], NotImplementedError):
             return i, "unfilled", f"{_line(step)} raised NotImplementedError", UNFILLED
         if theirs[0] == "raises" and isinstance(theirs[1], NotAttempted):
             return i, "capability", str(theirs[1]), CAPABILITY + str(theirs[1])
         if step[0] in ("submit", "submit_opt") and mine[0] == "ok":
-            deps[step[1][0]] = tuple(step[1][1]) + (tuple(step[1][2]) if len(step[1]) > 2 else ())
+            tid, before = step[1][0], deps.get(step[1][0], ())
+            deps[tid] = tuple(step[1][1]) + (tuple(step[1][2]) if len(step[1]) > 2 else ())
+            dropped[tid] = (dropped.get(tid, set()) | set(before)) - set(deps[tid])
         msg = _compare(step, mine, theirs, strict, deps)
         if msg:
             return i, f"reply:{step[0]}", msg, reply_owner(ctx, msg)

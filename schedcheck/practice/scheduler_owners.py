@@ -31,8 +31,11 @@ class Context:
 
     def __init__(self, step: Step, mine: tuple[str, Any], theirs: tuple[str, Any],
                  pre: dict[Any, Any], requested: dict[Any, bool], started: bool,
-                 model: Any, resubmitted: set[Any]) -> None:
+                 model: Any, resubmitted: set[Any],
+                 dropped: dict[Any, set[Any]] | None = None) -> None:
         self.resubmitted = resubmitted  #: ids submitted again earlier in the program
+        #: id -> the dependencies a resubmit of it dropped (edges it no longer has)
+        self.dropped = dropped or {}
         self.step, self.mine, self.theirs = step, mine, theirs
         self.pre, self.requested, self.started, self.model = pre, requested, started, model
         self.call = step[0]
@@ -169,6 +172,10 @@ def state_owner(ctx: Context, task: Any, got: str, want: str) -> str:
         return "S-M1" if call in ("fail", "cancel") else "S-T3"
     if call == "submit_opt" or (call == "ready" and ctx.model.optional_of(task)):
         return "S-F2"
+    if call in ("complete", "fail", "cancel") and ctx.task in ctx.dropped.get(task, ()):
+        return "S-T5"  # a report reached the task through an edge its resubmit dropped
+    if call == "submit" and ctx.task in ctx.resubmitted and task != ctx.task:
+        return "S-T5"  # a new version changed what its dependents wait for
     if want == "BLOCKED" or got == "BLOCKED":
         if call == "cancel" and task not in ctx.downstream(ctx.task):
             return "S-F4"
