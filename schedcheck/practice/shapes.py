@@ -171,19 +171,26 @@ def seed_shaped_scheduler(cls: Callable[..., Any]) -> Callable[[int], Any]:
 
 
 class _Capture:
-    """The executor a seed-shaped wheel gets: it keeps what ``advance`` submits."""
+    """The executor a seed-shaped wheel gets: it keeps what ``advance`` submits. Where the
+    grader's executor refuses submissions (``admit`` raises), this one refuses the same ones,
+    so that the wheel itself meets the refusal; a refused callback still fired."""
 
-    def __init__(self) -> None:
-        self.submitted: list[Callable[[], Any]] = []
+    def __init__(self, outer: Any = None) -> None:
+        self.submitted: list[Callable[[], Any]] = []  #: accepted, to hand to the grader's
+        self.fired: list[Callable[[], Any]] = []  #: every submission, refused ones included
+        self._admit = getattr(outer, "admit", None)
 
     def submit(self, fn: Callable[[], Any]) -> None:
+        self.fired.append(fn)
+        if self._admit is not None:
+            self._admit()
         self.submitted.append(fn)
 
 
 class _WheelAdapter:
     def __init__(self, cls: Callable[..., Any], tick: int, size: int, **opts: Any) -> None:
         self._outer = opts.pop("executor", None)
-        self._capture = _Capture()
+        self._capture = _Capture(self._outer)
         try:
             params = inspect.signature(cls).parameters
         except (TypeError, ValueError):
@@ -234,12 +241,15 @@ class _WheelAdapter:
         return got
 
     def advance(self, now: Any) -> list[Any]:
-        returned = list(self._inner.advance(now) or [])
-        submitted, self._capture.submitted = self._capture.submitted, []
+        try:
+            returned = list(self._inner.advance(now) or [])
+        finally:
+            submitted, self._capture.submitted = self._capture.submitted, []
+            every, self._capture.fired = self._capture.fired, []
         if self._outer is not None:
             for fn in submitted:
                 self._outer.submit(fn)
-        fired = returned or [self._by_callback.get(id(fn), (None, fn))[1] for fn in submitted]
+        fired = returned or [self._by_callback.get(id(fn), (None, fn))[1] for fn in every]
         for handle in fired:
             self._drop(handle)
         return fired

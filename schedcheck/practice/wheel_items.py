@@ -17,7 +17,9 @@ deadline exactly") and the follow-ups that name an exact behaviour compare with
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+import logging
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from schedcheck.model import TimingWheel as ModelWheel
@@ -58,11 +60,42 @@ class _CallbackError(Exception):
     """What the grader's raising callback raises (only the wheel can let it escape)."""
 
 
-class _Inline:
-    """An executor that runs each submission at once (to see a raising callback contained)."""
+@contextlib.contextmanager
+def _quiet(quiet: bool) -> Iterator[None]:
+    """No log records while ``quiet``: a wheel logs the refusals it contains, as it should,
+    and a traceback in the card would read as the grader's own failure."""
+    if not quiet:
+        yield
+        return
+    previous = logging.root.manager.disable
+    logging.disable(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logging.disable(previous)
+
+
+class _Refused(Exception):
+    """What the grader's full executor raises from submit()."""
+
+
+class _Refusing(_Recorder):
+    """An executor that refuses its first submission (its queue is full) and keeps the rest:
+    the wheel must catch the refusal, count it, and still return every fired handle."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.refused = False
+
+    def admit(self) -> None:
+        """Raises for the first submission (a seed-shaped wheel's executor asks too)."""
+        if not self.refused:
+            self.refused = True
+            raise _Refused("the executor refused a submission (its queue is full)")
 
     def submit(self, fn: Callable[[], Any]) -> None:
-        fn()
+        self.admit()
+        self.queue.append(fn)
 
 
 def _line(step: Step, n: int) -> str:
@@ -100,8 +133,9 @@ def _lines(tick: int, size: int, opts: dict[str, Any], steps: Sequence[Step]) ->
 
 
 def _opt(v: Any) -> str:
-    return "recording_executor" if isinstance(v, _Recorder) else (
-        "inline_executor" if isinstance(v, _Inline) else repr(v))
+    if isinstance(v, _Refusing):
+        return "executor_that_refuses_its_first_submission"
+    return "recording_executor" if isinstance(v, _Recorder) else repr(v)
 
 
 def disagreement(factory: Callable[..., Any], scenario: Scenario, *, exact: bool = False,
@@ -113,6 +147,8 @@ def disagreement(factory: Callable[..., Any], scenario: Scenario, *, exact: bool
     ``cancelled`` flags, where the class has them, are read after every step."""
     tick, size, opts, steps = scenario
     executor = opts.get("executor")
+    if isinstance(executor, _Refusing):
+        executor.refused = False  # each run of the scenario starts with a fresh executor
     model_opts = {k: v for k, v in opts.items() if k != "executor"}
     model = ModelWheel(tick, size, **model_opts)
     try:
@@ -172,7 +208,13 @@ def disagreement(factory: Callable[..., Any], scenario: Scenario, *, exact: bool
                 want_fired = model.advance(now)
                 in_advance[0] = True
                 try:
-                    got_list = list(wheel.advance(now) or [])
+                    with _quiet(isinstance(executor, _Refusing)):  # its log of the refusal
+                        got_list = list(wheel.advance(now) or [])
+                except _Refused as exc:  # the refusal escaped: the window's handles with it
+                    return i, "refused", (
+                        f"advance({now}) raised: {exc}; a submission the executor refuses is "
+                        "caught and counted in callback_errors(), and advance() still returns "
+                        "every fired handle"), "W-M7"
                 except _CallbackError as exc:  # the wheel ran a callback itself, uncontained
                     lost = [f"h{j}" for j, mh in enumerate(mhandles) if mh in want_fired
                             and j not in ran]
@@ -246,7 +288,7 @@ def disagreement(factory: Callable[..., Any], scenario: Scenario, *, exact: bool
                         return i, "late", (f"h{k} (deadline {timers.deadline[k]}) has not "
                                            f"fired by now={now}: lost, or two ticks late"), \
                             timers.owner(k, early=False, skipped=skipped)
-                if isinstance(executor, _Recorder):
+                if type(executor) is _Recorder:  # a refusing one's refusal ran nothing
                     queued, executor.queue = executor.queue, []
                     before = len(ran)
                     for fn in queued:
@@ -491,8 +533,9 @@ def _items() -> tuple[Item, ...]:
              _cost, cost=True),
         Item("W-M7", "M", "missed ticks are processed, failing callbacks contained",
              "after a stall process every missed tick (bounded per call if you like); a "
-             "callback that raises is caught and counted, the rest still run; what one "
-             "catch-up fires comes by due tick, then schedule order", _all(_check(
+             "callback that raises, or a submission the executor refuses, is caught and "
+             "counted, the rest still run; what one catch-up fires comes by due tick, then "
+             "schedule order", _all(_check(
                  (TICK, SIZE, _PLAIN, [S("schedule", 15), S("schedule", 35), S("schedule", 75),
                                        S("schedule", 155), S("advance", 0),
                                        S("advance", 400)]),
@@ -502,7 +545,12 @@ def _items() -> tuple[Item, ...]:
                  # a stall of several rotations: the later timer sits nearer in the ring
                  _check((TICK, SIZE, _PLAIN, [S("schedule", 50), S("schedule", 20),
                                               S("advance", 0), S("advance", 200)]),
-                        exact=True))),
+                        exact=True),
+                 # a full executor refuses a submission (a wheel without one is not graded
+                 # here): the refusal is contained, the window's handles still come back
+                 _optional(_check((TICK, SIZE, {"executor": _Refusing()},
+                                   [S("schedule", 10), S("schedule", 10), S("schedule", 20),
+                                    *_every_tick(40)]))))),
         Item("W-F1", "F", "why not a min-heap?",
              "a heap keeps exact order at O(log n) per insert/delete; a wheel trades precision "
              "for O(1) placement and removal; choose by error tolerance and operation mix "

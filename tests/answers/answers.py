@@ -94,6 +94,9 @@ ANSWERS: tuple[Answer, ...] = (
                 "cancel() of something not a handle raises AttributeError"),
         Mistake("W-polish-2", r"False", ("W4", "W6"),
                 "cancel() of another wheel's handle cancels that wheel's timer"),
+        Mistake("W-M7", r"refused a submission", ("W3",),
+                "advance() submits unguarded: a submission the executor refuses escapes it, "
+                "and the rest of the window is lost"),
     )),
     Answer("newcomer-wheel", "wheel", "tests.answers.newcomer_wheel:TimingWheel", False, (
         Mistake("W-polish-5", r"ValueError", ("W6",),

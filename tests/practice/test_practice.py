@@ -65,10 +65,11 @@ def test_a_known_good_answer_holds_every_graded_item(system: str, cls: Any,
     assert graded and all(r.status == PASS for r in graded), render_card(card)
 
 
-def test_the_wheel_texts_pseudocode_misses_exactly_the_exact_due_tick_cancels_answer_and_polish(
+def test_the_wheel_texts_pseudocode_misses_the_due_tick_refusals_cancels_answer_and_polish(
         ) -> None:
     card = grade("wheel", SeedWheel, seed_shaped=True, cost=False)
-    assert card.failed == ["W-T1", "W-F3", "W-polish-1", "W-polish-2", "W-polish-3",
+    # W-M7: its advance() submits unguarded, so a refused submission escapes advance()
+    assert card.failed == ["W-T1", "W-M7", "W-F3", "W-polish-1", "W-polish-2", "W-polish-3",
                            "W-polish-4", "W-polish-5"], render_card(card)
     text = render_card(card)
     # the first thing a learner reads is an interview point, with its hint and program
