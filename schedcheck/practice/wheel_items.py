@@ -243,8 +243,13 @@ def disagreement(factory: Callable[..., Any], scenario: Scenario, *, exact: bool
                         return i, "twice", (f"h{k} fired twice (at {fired_at[k]} and "
                                             f"{now})"), "W-T2"
                     if k in cancelled:
-                        return i, "cancelled", (f"h{k} fired after cancel(h{k}) returned "
-                                                "True"), "W-T3"
+                        # its flag set and fired anyway: the tick did not look at the flag
+                        # again when it took the bucket (W-M4); else cancel changed nothing
+                        marked = _reads(handles[k], "cancelled") is True
+                        return i, "cancelled", (
+                            f"h{k} fired after cancel(h{k}) returned True"
+                            + (f" (h{k}.cancelled reads True: the tick fired it anyway)"
+                               if marked else "")), "W-M4" if marked else "W-T3"
                     if timers.deadline[k] > now:
                         ticks = (first_tick, now // tick)
                         k = most_telling(timers, [j for j in got if timers.deadline[j] > now],
@@ -326,6 +331,15 @@ def disagreement(factory: Callable[..., Any], scenario: Scenario, *, exact: bool
 _RAW_OWNER = {"schedule_raw": "W-polish-4", "schedule_full": "W-T4", "cancel_raw": "W-polish-1",
               "cancel_foreign": "W-polish-2", "advance_raw": "W-polish-3"}
 _RAISES_OWNER = {"schedule": "W-T1", "after": "W-M1", "cancel": "W-T3", "advance": "W-T2"}
+
+
+def _reads(handle: Any, attr: str) -> Any:
+    """``handle.attr``, or None where the class keeps no such attribute (or reading it
+    raises)."""
+    try:
+        return getattr(handle, attr, None)
+    except Exception:
+        return None
 
 
 def _flags(handles: list[Any], fired: dict[int, int], cancelled: set[int]) -> str:
