@@ -23,8 +23,30 @@ def work(task_id: Any) -> None:
         db = psycopg.connect(os.environ["CRASH_STORE_URL"], autocommit=True)
         os.kill(db.info.backend_pid, signal.SIGKILL)
         db.close()
+        _until_restarted(os.environ["CRASH_STORE_URL"])
     if task_id == os.environ.get("CRASH_DOOM") and _first(folder, "doomed"):
         os.kill(os.getpid(), signal.SIGKILL)  # mid-task: the claim is held, nothing reported
+
+
+def _until_restarted(url: str, seconds: float = 30.0) -> None:
+    """Until the server has ended every session and taken connections again (a refused
+    connection, then an accepted one; at most ``seconds``): the worker running this task then
+    reports on a connection that is gone, however loaded the machine. Without the wait its
+    report could reach its old session before the server ended it."""
+    import time
+
+    import psycopg
+
+    deadline, refused = time.monotonic() + seconds, False
+    while time.monotonic() < deadline:
+        try:
+            psycopg.connect(url, connect_timeout=2).close()
+        except psycopg.OperationalError:
+            refused = True
+        else:
+            if refused:
+                return
+        time.sleep(0.01)
 
 
 def _first(folder: str, marker: str) -> bool:
