@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import _thread
 import contextlib
+import logging
 import queue
 import sys
 import threading
@@ -42,10 +43,26 @@ from hypothesis.errors import UnsatisfiedAssumption
 
 from schedcheck.harness import supervisor
 
-__all__ = ["SELF_LIMITED", "STEP_SECONDS", "TARGET_RECURSION_LIMIT", "SetAside", "StepTimeout",
-           "call_limited", "guarded", "memory_ceiling", "methods_aside", "on_step_thread",
-           "plain_attribute", "self_limited", "set_aside", "step_aside", "step_limit",
-           "step_seconds", "timeouts"]
+__all__ = [
+    "SELF_LIMITED",
+    "STEP_SECONDS",
+    "TARGET_RECURSION_LIMIT",
+    "SetAside",
+    "StepTimeout",
+    "call_limited",
+    "guarded",
+    "memory_ceiling",
+    "methods_aside",
+    "no_logging",
+    "on_step_thread",
+    "plain_attribute",
+    "self_limited",
+    "set_aside",
+    "step_aside",
+    "step_limit",
+    "step_seconds",
+    "timeouts",
+]
 
 #: The longest a single call of the target may take before it counts as a hang.
 STEP_SECONDS = 10.0
@@ -399,3 +416,15 @@ def guarded(seconds: float | None = None, memory: bool = True) -> Iterator[None]
         worker, _worker["step"] = _worker["step"], None
         if worker is not None:
             worker.stop()
+
+
+@contextlib.contextmanager
+def no_logging() -> Iterator[None]:
+    """No log records while it lasts: the implementations log every callback error and every
+    refused submission (thousands of lines in a search, a traceback in a card)."""
+    disabled = logging.root.manager.disable
+    logging.disable(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logging.disable(disabled)

@@ -24,7 +24,6 @@ Nothing here imports ``schedcheck.impl``.
 
 from __future__ import annotations
 
-import logging
 import pickle
 import time
 from collections.abc import Callable
@@ -190,13 +189,8 @@ def minimize(machine_class: type[SuiteMachine], program: list[Op],
         return Minimized(search.best, search.best_program, search.replays,
                          len(counterexample.steps), search.stopped)
 
-    disabled = logging.root.manager.disable
-    logging.disable(logging.CRITICAL)  # wheels log every callback error
-    try:
-        with guard.guarded():
-            result: Minimized | None = _in_test_context(run)
-    finally:
-        logging.disable(disabled)
+    with guard.no_logging(), guard.guarded():
+        result: Minimized | None = _in_test_context(run)
     return result
 
 

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import logging
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -45,7 +44,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import initialize
 
 from schedcheck import profiles
-from schedcheck.harness import common
+from schedcheck.harness import common, guard
 from schedcheck.harness.common import OutOfBudget, Progress, RunContext, SuiteMachine
 from schedcheck.harness.result import RunResult
 
@@ -196,13 +195,9 @@ def search(
         raise ValueError("search needs a time budget or an example budget (or both)")
     base = profiles.suite_settings(profile=profile)
     seed = 0 if seed is None else seed
-    disabled = logging.root.manager.disable
-    logging.disable(logging.CRITICAL)  # wheels log every callback error: thousands of lines
-    try:
+    with guard.no_logging():
         return _search(machine, result, base=base, budget=budget, examples=examples,
                        seed=seed, progress=progress, minimize=minimize)
-    finally:
-        logging.disable(disabled)
 
 
 def explore(machine: type[SuiteMachine], result: RunResult, *, budget: float | None,

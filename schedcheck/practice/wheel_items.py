@@ -17,11 +17,10 @@ deadline exactly") and the follow-ups that name an exact behaviour compare with
 
 from __future__ import annotations
 
-import contextlib
-import logging
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from schedcheck.harness import guard
 from schedcheck.model import TimingWheel as ModelWheel
 from schedcheck.practice.grading import (
     CAPABILITY,
@@ -58,21 +57,6 @@ class _Recorder:
 
 class _CallbackError(Exception):
     """What the grader's raising callback raises (only the wheel can let it escape)."""
-
-
-@contextlib.contextmanager
-def _quiet(quiet: bool) -> Iterator[None]:
-    """No log records while ``quiet``: a wheel logs the refusals it contains, as it should,
-    and a traceback in the card would read as the grader's own failure."""
-    if not quiet:
-        yield
-        return
-    previous = logging.root.manager.disable
-    logging.disable(logging.CRITICAL)
-    try:
-        yield
-    finally:
-        logging.disable(previous)
 
 
 class _Refused(Exception):
@@ -208,7 +192,7 @@ def disagreement(factory: Callable[..., Any], scenario: Scenario, *, exact: bool
                 want_fired = model.advance(now)
                 in_advance[0] = True
                 try:
-                    with _quiet(isinstance(executor, _Refusing)):  # its log of the refusal
+                    with guard.no_logging():  # a refusal the wheel contains, it logs
                         got_list = list(wheel.advance(now) or [])
                 except _Refused as exc:  # the refusal escaped: the window's handles with it
                     return i, "refused", (
@@ -348,10 +332,7 @@ def _flags(handles: list[Any], fired: dict[int, int], cancelled: set[int]) -> st
     which one differs."""
     for k, h in enumerate(handles):
         for attr, truth in (("fired", k in fired), ("cancelled", k in cancelled)):
-            try:
-                got = getattr(h, attr, None)
-            except Exception:  # a property that raises: not a flag the class keeps
-                continue
+            got = _reads(h, attr)  # a property that raises: not a flag the class keeps
             if isinstance(got, bool) and got != truth:
                 fate = "fired" if k in fired else "cancelled" if k in cancelled else "pending"
                 return f"h{k}.{attr} is {got}, but h{k} is {fate}"

@@ -56,7 +56,6 @@ Nothing here imports ``schedcheck.impl``.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -65,6 +64,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import initialize, invariant, precondition, rule
 
 from schedcheck import contract
+from schedcheck.harness import guard
 from schedcheck.harness.clauses import W_MEM
 from schedcheck.harness.common import (
     Observed,
@@ -533,12 +533,8 @@ def run_wheel_suite(
         return searched
     # one reduction, delta debugging over the atomic program (see scheduler.suite)
     settings = unshrunk_settings(examples, profile, False)
-    disabled = logging.root.manager.disable
-    logging.disable(logging.CRITICAL)  # wheels log every callback error: thousands of lines
-    try:
+    with guard.no_logging():
         run_reduced(machine, result, settings, progress, seed=seed, reduce=shrink)
-    finally:
-        logging.disable(disabled)
     if result.counterexample is not None and not shrink:
         result.notes.append("not shrunk: the counterexample is the first failing run found")
     machine.after_run(result)
