@@ -101,6 +101,10 @@ def plan(system: str, *, scenarios: bool = True) -> list[Chunk]:
                    for name, shape in shapes.SHAPES.items()]
         chunks += [Chunk("shapes", 1, SHAPE_STEPS, shapes.start_state(name, shape.large),
                          large=True) for name, shape in shapes.SHAPES.items()]
+        # later additions to the directed phase come last too, for the same reason
+        from schedcheck.harness.scheduler.scenarios import DIRECTED_ONLY
+
+        chunks += [Chunk("directed", 4, SHORT_STEPS, name) for name in DIRECTED_ONLY]
     return chunks
 
 

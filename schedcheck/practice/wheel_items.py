@@ -30,7 +30,7 @@ from schedcheck.practice.grading import (
     NotAttempted,
 )
 from schedcheck.practice.reduce import reduce_program
-from schedcheck.practice.wheel_owners import Timers, early_by, most_telling
+from schedcheck.practice.wheel_owners import LOST, Timers, early_by, late_owner, most_telling
 from schedcheck.targets.adapt import error_name
 
 __all__ = ["ITEMS", "disagreement"]
@@ -82,28 +82,26 @@ class _Refusing(_Recorder):
         self.queue.append(fn)
 
 
+#: How each step reads as Python (``n``: the number the next scheduled handle gets).
+_LINES = {
+    "schedule": "h{n} = w.schedule({0}, callback)",
+    "after": "h{n} = w.schedule_after({0}, callback)",
+    "schedule_raising": "h{n} = w.schedule({0}, callback_that_raises)",
+    "schedule_raw": "w.schedule({0!r}, {1!r})",
+    "schedule_full": "w.schedule({0}, callback)   # pending() == max_pending",
+    "cancel": "w.cancel(h{0})",
+    "cancel_raw": "w.cancel({0!r})",
+    "cancel_foreign": "w.cancel(handle_of_another_wheel)",
+    "advance_raw": "w.advance({0!r})",
+}
+
+
 def _line(step: Step, n: int) -> str:
     """One step as Python; ``n`` is the number the next scheduled handle gets."""
     call, args = step
-    if call == "schedule":
-        return f"h{n} = w.schedule({args[0]}, callback)"
-    if call == "after":
-        return f"h{n} = w.schedule_after({args[0]}, callback)"
-    if call == "schedule_raising":
-        return f"h{n} = w.schedule({args[0]}, callback_that_raises)"
-    if call == "schedule_raw":
-        return f"w.schedule({args[0]!r}, {args[1]!r})"
-    if call == "schedule_full":
-        return f"w.schedule({args[0]}, callback)   # pending() == max_pending"
-    if call == "cancel":
-        return f"w.cancel(h{args[0]})"
-    if call == "cancel_raw":
-        return f"w.cancel({args[0]!r})"
-    if call == "cancel_foreign":
-        return "w.cancel(handle_of_another_wheel)"
-    if call == "advance_raw":
-        return f"w.advance({args[0]!r})"
-    return f"w.{call}({', '.join(repr(a) for a in args)})"
+    form = _LINES.get(call)
+    return form.format(*args, n=n) if form else \
+        f"w.{call}({', '.join(repr(a) for a in args)})"
 
 
 def _lines(tick: int, size: int, opts: dict[str, Any], steps: Sequence[Step]) -> list[str]:
@@ -266,6 +264,10 @@ def disagreement(factory: Callable[..., Any], scenario: Scenario, *, exact: bool
                                 in range(first_tick, first_tick + opts["max_catchup_ticks"])
                             owner = "W-M7|W-F2" if missed else "W-F2"
                         why = timers.describe(odd[0]) if odd else ""
+                        if odd and odd[0] not in got and owner in LOST:
+                            owner, later = late_owner(timers, odd[0], now, tick, wheel,
+                                                      handles, ran) or (owner, "")
+                            why += later
                         return i, "exact" if odd else "order", (f"advance({now}) fired "
                                             f"{[f'h{k}' for k in got]}; the model fires "
                                             f"{[f'h{k}' for k in want_idx]}{why}"), owner
@@ -274,9 +276,13 @@ def disagreement(factory: Callable[..., Any], scenario: Scenario, *, exact: bool
                             and k not in fired_at and k not in cancelled]
                     if late:
                         k = late[0]
+                        owner, why = timers.owner(k, early=False, skipped=skipped), ""
+                        if owner in LOST:
+                            owner, why = late_owner(timers, k, now, tick, wheel, handles,
+                                                    ran) or (owner, "")
                         return i, "late", (f"h{k} (deadline {timers.deadline[k]}) has not "
-                                           f"fired by now={now}: lost, or two ticks late"), \
-                            timers.owner(k, early=False, skipped=skipped)
+                                           f"fired by now={now}"
+                                           + (why or ": lost, or two ticks late")), owner
                 if type(executor) is _Recorder:  # a refusing one's refusal ran nothing
                     queued, executor.queue = executor.queue, []
                     before = len(ran)

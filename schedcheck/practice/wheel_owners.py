@@ -6,12 +6,20 @@ A deadline already past when it was scheduled belongs to ``W-T1``; a timer due i
 ticks an advance catches up to ``W-M7`` (or ``W-M3`` for one with rounds left); one fired a
 rotation or more early to ``W-M2`` or ``W-M3`` by how early; a long delay to ``W-F4``; a
 relative delay to ``W-M1``. ``"A|B"`` names items either of which may own it (the one that
-found it, else A).
+found it, else A). A timer more than a rotation away that is late, not lost, is named by how
+late it fires when the wheel is advanced on (:func:`late_owner`).
 """
 
 from __future__ import annotations
 
-__all__ = ["Timers", "early_by", "most_telling"]
+from typing import Any
+
+from schedcheck.harness import guard
+
+__all__ = ["LOST", "Timers", "early_by", "late_owner", "most_telling"]
+
+#: Owners of a timer not fired in time that may be late rather than lost (:func:`late_owner`)
+LOST = ("W-M3", "W-F4|W-M3")
 
 
 class Timers:
@@ -95,3 +103,32 @@ def most_telling(timers: Timers, early: list[int], ticks: tuple[int, int],
                                    early_by=early_by(timers, k, ticks)):
             return k
     return early[0]
+
+
+def late_owner(timers: Timers, k: int, now: int, tick: int, wheel: Any, handles: list[Any],
+               ran: list[int]) -> tuple[str, str] | None:
+    """For timer ``k``, not fired by ``now`` though due: advance ``wheel`` on, a tick at a
+    time, up to a rotation past its due tick, and name the item by how late it fires --
+    ``(owner, words)`` -- or None when that says nothing. One tick late with a deadline on a
+    tick boundary: "the first tick at or after the deadline" read as "the next tick after it"
+    (``W-T1``); one rotation late: a round too many (``W-M2``), not a node dropped from its
+    bucket (``W-M3``). Called once the verdict is decided: the probe only names the mistake.
+    ``ran``: the indices of the callbacks run so far (a wheel that runs them itself)."""
+    due, size = timers.due[k], timers.size
+    try:
+        with guard.no_logging():
+            for at in range(now // tick + 1, due + size + 1):
+                before = len(ran)
+                got = wheel.advance(at * tick) or ()
+                if any(h is handles[k] for h in got) or k in ran[before:]:
+                    break
+            else:
+                return None
+    except Exception:  # the wheel's own failure is another item's (its verdict stands)
+        return None
+    words = f"; advanced on, it fires at now={at * tick}, "
+    if at == due + 1 and timers.deadline[k] % tick == 0:
+        return "W-T1", words + "a tick late: a deadline on a tick boundary is due at that tick"
+    if at == due + size:
+        return "W-M2", words + "a rotation late: a round too many"
+    return None

@@ -21,7 +21,7 @@ from schedcheck.harness.scheduler.core import make_core_machine
 from schedcheck.harness.scheduler.fixtures import probe_support
 from schedcheck.harness.scheduler.suite import run_scheduler_suite
 from schedcheck.harness.wheel.checks import WheelChecks
-from schedcheck.harness.wheel.cost import _stalls
+from schedcheck.harness.wheel.cost import TICK, _stalls, deadline_of
 from schedcheck.harness.wheel.memory import entries_held, entry_bound, exempt
 from schedcheck.harness.wheel.suite import run_wheel_suite
 from schedcheck.levels import grade
@@ -110,10 +110,10 @@ def test_the_model_declares_that_it_keeps_every_timer() -> None:
 
 
 def _parked(cls: Any) -> Any:
-    wheel = cls(1, 64)
+    wheel = cls(TICK, 64)
     for _ in range(50):
-        wheel.schedule(64 * 10**6 + 63, _noop)
-    wheel.advance(63)
+        wheel.schedule(deadline_of(64 * 10**6 + 63), _noop)
+    wheel.advance(63 * TICK)
     return wheel
 
 

@@ -23,19 +23,23 @@ class _Handle:
 
 
 class DeadlineGroups:
-    """Timers grouped by deadline; every tick looks at every group (O(distinct deadlines))."""
+    """Timers grouped by due tick (one per deadline here); every tick looks at every group
+    (O(distinct deadlines))."""
 
     def __init__(self, tick: int, wheel_size: int) -> None:
-        self.tick, self.now = tick, 0
+        self.tick, self.now = tick, 0  # now: the last tick processed
         self.groups: dict[int, list[_Handle]] = {}
+
+    def _due(self, deadline: int) -> int:
+        return -(-deadline // self.tick)
 
     def schedule(self, deadline: int, callback: Any) -> _Handle:
         handle = _Handle(deadline, callback)
-        self.groups.setdefault(deadline, []).append(handle)
+        self.groups.setdefault(self._due(deadline), []).append(handle)
         return handle
 
     def cancel(self, handle: _Handle) -> bool:
-        group = self.groups.get(handle.deadline, [])
+        group = self.groups.get(self._due(handle.deadline), [])
         if handle.fired or handle.cancelled or handle not in group:
             return False
         group.remove(handle)
@@ -44,13 +48,13 @@ class DeadlineGroups:
 
     def advance(self, now: int) -> list[_Handle]:
         fired: list[_Handle] = []
-        for t in range(self.now + 1, now + 1):
-            for deadline in list(self.groups):
-                if deadline <= t:
-                    for handle in self.groups.pop(deadline):
+        for t in range(self.now + 1, now // self.tick + 1):
+            for due in list(self.groups):
+                if due <= t:
+                    for handle in self.groups.pop(due):
                         handle.fired = True
                         fired.append(handle)
-        self.now = max(self.now, now)
+        self.now = max(self.now, now // self.tick)
         return fired
 
     def pending(self) -> int:
@@ -63,11 +67,12 @@ class WindowOrDeadlines(DeadlineGroups):
     stall of T ticks -- a step per tick while the deadlines outnumber the ticks."""
 
     def advance(self, now: int) -> list[_Handle]:
-        first, self.now = self.now + 1, max(self.now, now)
-        if now - first < len(self.groups):
-            ticks = [t for t in range(first, now + 1) if t in self.groups]
+        last = now // self.tick
+        first, self.now = self.now + 1, max(self.now, last)
+        if last - first < len(self.groups):
+            ticks = [t for t in range(first, last + 1) if t in self.groups]
         else:
-            ticks = sorted(t for t in self.groups if t <= now)
+            ticks = sorted(t for t in self.groups if t <= last)
         fired = [handle for t in ticks for handle in self.groups.pop(t)]
         for handle in fired:
             handle.fired = True

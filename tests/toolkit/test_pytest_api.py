@@ -62,7 +62,8 @@ def test_pytest_fails_the_broken_class_with_steps_and_pictures(tmp_path: Path) -
     # the same reduction as `schedcheck check`, and the replay run before it is shown
     reduced = re.search(r"minimized by delta debugging from (\d+) to (\d+) steps", out)
     assert reduced is not None, out
-    assert int(reduced.group(2)) <= 8 < int(reduced.group(1)), out
+    # (the user's session draws its own seed: how long the program was before varies)
+    assert int(reduced.group(2)) <= min(8, int(reduced.group(1))), out
     at = re.search(r"verified: fails at step (\d+) as shown", out)
     assert at is not None, out
     assert re.search(rf"^\s+{at.group(1)}\. .*<== first divergence", out, re.M), out

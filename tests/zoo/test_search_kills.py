@@ -89,11 +89,17 @@ def test_a_swarm_run_uses_only_the_rules_it_enabled() -> None:
 
 
 def test_the_plan_starts_every_classic_scenario_in_the_directed_phase() -> None:
-    from schedcheck.harness.scheduler.scenarios import SCENARIOS
+    from schedcheck.harness.scheduler.scenarios import DIRECTED_ONLY, SCENARIOS
 
     chunks = plan("scheduler")
-    directed = [c for c in chunks if c.phase != "shapes"]  # the shapes come last (search.md)
-    assert [c.start_state for c in directed if c.start_state] == list(SCENARIOS)
-    assert [c.phase for c in directed][-2:] == ["swarm", "long"]
-    assert {c.phase for c in chunks[len(directed):]} == {"shapes"}
+    phases = [c.phase for c in chunks]
+    # the drawn scenarios, the usual starts, swarm and long; then the shapes (search.md); then
+    # the directed-only scenarios, last so that the chunks before them keep their seeds
+    first = phases.index("shapes")
+    last = len(phases) - phases[::-1].index("shapes")
+    assert [c.start_state for c in chunks[:first] if c.start_state] == list(SCENARIOS)
+    assert phases[first - 2:first] == ["swarm", "long"]
+    assert set(phases[first:last]) == {"shapes"}
+    assert [c.start_state for c in chunks[last:]] == list(DIRECTED_ONLY)
+    assert set(phases[last:]) == {"directed"}
     assert {c.phase for c in plan("wheel")} == {"directed", "swarm", "long"}

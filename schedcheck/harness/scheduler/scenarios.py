@@ -18,6 +18,14 @@ that the first steps of most runs are adversarial:
 * a dependency resubmitted and cancelled while its dependent runs (the blocking stops at the
   RUNNING dependent: its own dependents stay PENDING).
 
+Two more are played only as the search's directed starts (:data:`DIRECTED_ONLY`, at the end of
+its round), not drawn by the rules, so that the draws of every other program stay as they were:
+
+* a READY task cancelled before any worker took it, then a claim (a queue in front of the
+  scheduler that took the id earlier must not hand it out: an adapter's mistake);
+* a cascading ``retry()`` of a failed task with a dependent cancelled before the failure (only
+  the BLOCKED subtree comes back).
+
 A scenario drives the machine through :class:`Play` (submit, start, claim, report, cancel): every
 call is recorded and compared like any other (resubmits when an id exists already). Adding a
 scenario is one function and one entry in :data:`SCENARIOS`.
@@ -30,7 +38,7 @@ from typing import Any, Protocol
 
 from schedcheck.harness.scheduler.fixtures import ClaimRef
 
-__all__ = ["SCENARIOS", "Play", "ScenarioMachine"]
+__all__ = ["DIRECTED_ONLY", "SCENARIOS", "Play", "ScenarioMachine", "template"]
 
 
 class ScenarioMachine(Protocol):
@@ -47,6 +55,11 @@ class ScenarioMachine(Protocol):
     def start(self) -> None: ...
 
     def report(self, claim: ClaimRef, op: str, error: str | None) -> None: ...
+
+    def retry(self, tid: str, cascade: bool) -> None: ...
+
+    @property
+    def support(self) -> Any: ...
 
 
 class Play:
@@ -78,6 +91,11 @@ class Play:
 
     def cancel(self, tid: str) -> None:
         self.machine._callback("cancel", tid, None, words=f"{self.kind}: cancel {tid!r}")
+
+    def retry(self, tid: str) -> None:
+        """A cascading ``retry()``, where the target has one (otherwise nothing)."""
+        if self.machine.support.retry:
+            self.machine.retry(tid, True)
 
     def poll(self, tid: str) -> None:
         """The worker holding the latest claim of ``tid`` asks whether it should stop."""
@@ -224,6 +242,34 @@ def cancel_under_running_dependent(p: Play, ids: list[str]) -> None:
     p.report(j, "complete")
 
 
+def cancel_before_any_claim(p: Play, ids: list[str]) -> None:
+    """Two READY tasks, one claimed; the other cancelled before any worker took it; the first
+    completes and the workers ask again: the cancelled task must never be handed out."""
+    a, z = ids[:2]
+    p.sub(a)
+    p.sub(z)
+    p.start()
+    p.claim(1)
+    p.cancel(z)
+    p.report(a, "complete")
+    p.claim()
+
+
+def retry_beside_a_cancelled_dependent(p: Play, ids: list[str]) -> None:
+    """``a`` fails with one dependent BLOCKED and one cancelled before: a cascading retry
+    brings back ``a`` and the BLOCKED one, not the cancelled one."""
+    a, z, j = ids[:3]
+    p.sub(a)
+    p.sub(z, a)
+    p.sub(j, a)
+    p.start()
+    p.cancel(j)
+    p.claim()
+    p.report(a, "fail")
+    p.retry(a)
+    p.claim()
+
+
 #: name -> template, in the order the machine draws them (a seed's draws map to these names).
 SCENARIOS: dict[str, Callable[[Play, list[str]], None]] = {
     "join, duplicate complete": join_duplicate_complete,
@@ -237,3 +283,14 @@ SCENARIOS: dict[str, Callable[[Play, list[str]], None]] = {
     "resubmit drops a dependency never submitted": resubmit_drops_unknown_dependency,
     "cancel a dependency under a running dependent": cancel_under_running_dependent,
 }
+
+#: Scenarios the search plays only as directed starts (never drawn by a rule).
+DIRECTED_ONLY: dict[str, Callable[[Play, list[str]], None]] = {
+    "cancel a READY task before any claim": cancel_before_any_claim,
+    "retry beside a cancelled dependent": retry_beside_a_cancelled_dependent,
+}
+
+
+def template(name: str) -> Callable[[Play, list[str]], None]:
+    """The template called ``name``, drawn or directed-only."""
+    return SCENARIOS.get(name) or DIRECTED_ONLY[name]

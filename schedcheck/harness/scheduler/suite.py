@@ -96,7 +96,7 @@ from schedcheck.harness.scheduler.fixtures import (
     probe_support,
 )
 from schedcheck.harness.scheduler.oracles import check_scheduler_scaling
-from schedcheck.harness.scheduler.scenarios import SCENARIOS, Play
+from schedcheck.harness.scheduler.scenarios import SCENARIOS, Play, template
 from schedcheck.harness.scheduler.topo_rule import TopoOracleRule
 from schedcheck.harness.search import explore
 from schedcheck.model import Scheduler as ModelScheduler
@@ -378,7 +378,7 @@ class SchedulerMachine(TopoOracleRule):
 
     def _play(self, kind: str, ids: list[str]) -> list[ClaimRef]:
         play = Play(self, kind)
-        SCENARIOS[kind](play, ids)
+        template(kind)(play, ids)
         return play.refs
 
     @atomic
