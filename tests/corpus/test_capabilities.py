@@ -47,16 +47,26 @@ class Workflow(SchedulerAdapter):
             raise RuntimeError("Cycle detected in the workflow graph")
 
     def _cyclic(self) -> bool:
-        seen: set[Any] = set()
-
-        def visit(node: Any, path: frozenset[Any]) -> bool:
-            if node in path:
-                return True
-            if node in seen:
-                return False
-            seen.add(node)
-            return any(visit(d, path | {node}) for d in self.deps[node])
-        return any(visit(t, frozenset()) for t in list(self.deps))
+        """A depth-first search with its own stack (a deep chain is no trouble)."""
+        state: dict[Any, int] = {}  # 1: on the current path, 2: done
+        for root in list(self.deps):
+            if root in state:
+                continue
+            state[root] = 1
+            stack = [(root, iter(self.deps[root]))]
+            while stack:
+                node, deps = stack[-1]
+                for dep in deps:
+                    if state.get(dep) == 1:
+                        return True
+                    if dep not in state:
+                        state[dep] = 1
+                        stack.append((dep, iter(self.deps[dep])))
+                        break
+                else:
+                    state[node] = 2
+                    stack.pop()
+        return False
 
     def take(self) -> list[Any]:
         out = [t for t, s in self.status.items() if s == "PENDING"

@@ -26,8 +26,8 @@ from schedcheck.targets.adapters import (
 
 #: examples per search round, and the seed: fixed (the verdicts do not depend on the
 #: environment's Hypothesis profile). The base's known way to invent a mistake -- handing out
-#: a task cancelled since it took it -- has its own direct test below (the search reaches it
-#: in some seeds only); without cancel() that cannot happen, and fewer examples do
+#: a task cancelled since it took it -- has its own tests below (the sequence, and the search
+#: meeting it); without cancel() that cannot happen, and fewer examples do
 EXAMPLES, SEED = 100, 1
 EXAMPLES_WITHOUT_CANCEL = 40
 #: the wheels' (each level runs its own rounds: fewer examples per round keep each test short)
@@ -186,6 +186,16 @@ def test_a_task_cancelled_in_the_bases_queue_is_never_handed_out() -> None:
         fail=True, cancel=True, limit=False)) == []
     # the sequence reaches the mistake: the old base hands the cancelled task out
     assert _claims_after_cancelling_a_queued_task(_ForwardsCancelOnly) == ["b"]
+
+
+def test_the_core_levels_search_meets_a_cancel_of_a_task_a_queue_took() -> None:
+    """The core level cancels tasks no worker holds, some of which a queue in front of the
+    implementation has already taken: the old base's mistake is a counterexample."""
+    result = pipeline.check("scheduler", _ForwardsCancelOnly, target_name="ForwardsCancelOnly",
+                            examples=EXAMPLES, seed=0, cost=False, levels=True, level="core",
+                            profile="ci", shrink=False)
+    assert any(f.startswith("S-CLAIM-DEPS: ") and "which is dead" in f
+               for f in _found(result)), _found(result)
 
 
 def test_the_base_never_reports_a_task_it_did_not_hand_out() -> None:

@@ -61,11 +61,11 @@ class LosesPastAHundred(Scheduler):
 
 
 def test_a_scheduler_that_loses_a_wide_fan_out_is_caught() -> None:
-    # a wide fan-out needs a drawn graph wide enough: seed 1 is one whose search draws one
-    # (seeds 1 and 6 of 0-11 do, with the core level's draws of this release: the wide
+    # a wide fan-out needs a drawn graph wide enough: seed 8 is one whose search draws one
+    # (seeds 8, 9 and 11 of 0-11 do, with the core level's draws of this release: the wide
     # graphs' draw is shared with the deep chains)
     with profiles.seed_only_draws():  # the ci profile's steps, draws from the seed alone
-        result = run_core_suite(LosesPastAHundred, examples=EXAMPLES, seed=1, shrink=False,
+        result = run_core_suite(LosesPastAHundred, examples=EXAMPLES, seed=8, shrink=False,
                                 profile="ci")
     assert result.counterexample is not None and result.counterexample.clause == "S4"
     assert "lost" in result.counterexample.message

@@ -27,9 +27,10 @@ class DuplicateFailFreesSlot(Scheduler):
 def test_the_core_level_finds_a_slot_freed_twice_by_a_duplicate_fail() -> None:
     # the ci profile's steps and draws from the seed alone: the same run in every process
     with profiles.seed_only_draws():
-        # seed 4: graphs submitted in a shuffled order moved every example's calls; of seeds
-        # 0-5, seed 0 reaches no duplicate fail in 300 examples, seeds 1-5 do (in 8-37 steps)
-        result = run_core_suite(DuplicateFailFreesSlot, examples=300, seed=4, profile="ci")
+        # seed 3, with the core level's draws of this release (its cancels pick a waiting
+        # task): of seeds 0-7, seeds 1, 2 and 6 reach no duplicate fail in 300 examples, the
+        # others do, reduced to 8 steps (9 at seed 4)
+        result = run_core_suite(DuplicateFailFreesSlot, examples=300, seed=3, profile="ci")
     cx = result.counterexample
     assert cx is not None and cx.clause == "S-CLAIM-ONCE", (cx and cx.clause, result.notes)
     assert any("fail 'a' again" in st.words or " again" in st.words for st in cx.steps)

@@ -92,7 +92,8 @@ def test_the_core_level_meets_a_deep_chain_too() -> None:
     """An adapter is checked at the core level, which has no shapes phase: its drawn graphs
     include a chain 2,000 deep, submitted from its far end, so a recursive walk dies there
     too, and start() refusing a graph without a cycle is a counterexample."""
-    from schedcheck.harness.scheduler.core import DEEP, run_core_suite
+    from schedcheck.harness.scheduler.core import run_core_suite
+    from schedcheck.harness.scheduler.core_graphs import DEEP
 
     with profiles.seed_only_draws():
         result = run_core_suite(hidden.RecursiveCycleCheck, examples=200, seed=2,

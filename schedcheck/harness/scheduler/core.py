@@ -11,9 +11,9 @@ independent record of what the harness reported to it:
   (task, generation) is never claimed twice;
 * S-ORACLE-CYCLE -- ``start()`` reports a cycle iff networkx finds one (each example submits
   a whole graph, sometimes with a back edge, in id order or shuffled -- a cycle's outsider
-  may come first -- and starts it); a reported ``.cycle`` (when the
-  error carries one) is a simple cycle ``[a, ..., a]`` of the submitted graph, each element a
-  dependency of the next (specs/scheduler.md rule 2), in any rotation;
+  may come first -- and starts it); a reported ``.cycle`` (when the error carries one) is a
+  simple cycle ``[a, ..., a]`` of the submitted graph, each element a dependency of the next
+  (specs/scheduler.md rule 2), in any rotation;
 * S4 -- completing a claimed task is accepted; duplicate and late callbacks change nothing
   (their replies, refusals included, are not compared); and nothing is lost: once nothing
   runs, ``ready()`` hands out every task whose dependencies all succeeded;
@@ -29,8 +29,6 @@ with generations then meets resubmits, retries and stale reports of older runs
 from __future__ import annotations
 
 import dataclasses
-import random
-import zlib
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -53,6 +51,14 @@ from schedcheck.harness.outcomes import CRASHED
 from schedcheck.harness.program import GenerationOf, Op, atomic, generation_of
 from schedcheck.harness.result import CONTRACT_ONLY, RunResult, Step
 from schedcheck.harness.scheduler.core_generations import GenerationRules
+from schedcheck.harness.scheduler.core_graphs import (
+    DEEP,
+    DEEP_WAVES,
+    IDS,
+    graphs,
+    show_graph,
+    submission_order,
+)
 from schedcheck.harness.scheduler.fixtures import noop
 from schedcheck.harness.scheduler.oracles import cycle_problem
 from schedcheck.harness.search import explore
@@ -62,66 +68,10 @@ from schedcheck.targets.adapters import SchedulerCapabilities, capabilities_of
 
 __all__ = ["CORE_CLAUSES", "SchedulerCoreMachine", "make_core_machine", "run_core_suite"]
 
-IDS = ("a", "b", "c", "d", "e", "f")
 #: the names a step's result is bound to in a counterexample (``claim_0``, ``reply_3`` ...)
 _RESULT_NAMES = {"ready": "claim", "submit": "submitted", "start": "started"}
 #: The clauses this level checks; every other scheduler clause belongs to the contract level.
 CORE_CLAUSES = ("S-CLAIM-DEPS", "S-CLAIM-ONCE", "S-ORACLE-CYCLE", "S4", "S5", "S6")
-
-#: The width of a wide graph's fan-out and fan-in (submitted in one step).
-WIDE = 128
-#: The depth of a deep chain: a walk that recurses once a task dies of the recursion limit
-#: (Python's default is 1,000 frames).
-DEEP = 2000
-#: How many waves of claims one drain of a deep chain goes.
-DEEP_WAVES = 16
-
-
-@st.composite
-def graphs(draw: st.DrawFn) -> dict[str, tuple[str, ...]]:
-    """A graph over the first 1..6 ids, each task depending on earlier ones; one time in
-    four an extra edge to any task (a cycle, a self-loop, or just a later dependency). One
-    time in 32 a wide graph or a deep chain instead: ``a`` fans out to WIDE tasks, which all
-    fan in to ``f``, or a chain DEEP tasks deep -- real schedulers meet widths and depths
-    that no task-by-task program reaches."""
-    if draw(st.integers(0, 31)) == 0:
-        if draw(st.booleans()):  # drawn only here: every other example draws as before
-            # submitted from the far end, each task before its dependency: a walk from
-            # the first task submitted goes DEEP tasks deep
-            chain = [f"c{i:04}" for i in range(DEEP)]
-            return {tid: tuple(chain[i - 1:i]) for i, tid in reversed(list(enumerate(chain)))}
-        wide = [f"w{i:03}" for i in range(WIDE)]
-        return {"a": (), **{w: ("a",) for w in wide}, "f": tuple(wide)}
-    ids = IDS[:draw(st.integers(1, len(IDS)))]
-    graph = {tid: tuple(draw(st.lists(st.sampled_from(ids[:i]), max_size=3, unique=True)))
-             if i else () for i, tid in enumerate(ids)}
-    if draw(st.integers(0, 3)) == 0:
-        tid, dep = draw(st.sampled_from(ids)), draw(st.sampled_from(ids))
-        graph[tid] = tuple(dict.fromkeys((*graph[tid], dep)))
-    return graph
-
-
-def _shown(deps: dict[Any, tuple[Any, ...]], most: int = 12) -> str:
-    """A graph as a card shows it: whole when small, else its first tasks and a count."""
-    if len(deps) <= most:
-        return repr(deps)
-    head = ", ".join(f"{k!r}: {v!r}" for k, v in list(deps.items())[:most])
-    return f"{{{head}, ... {len(deps) - most:,} more tasks}}"
-
-
-def submission_order(graph: dict[str, tuple[str, ...]]) -> list[str]:
-    """The order a drawn graph is submitted in: every other graph in id order (each task
-    after its dependencies), the others shuffled -- a dependent before its dependencies, a
-    cycle's outsider first, as real code submits. Derived from the graph itself, with no
-    draw of its own, so that every other draw of an example stays as it was."""
-    order = list(graph)
-    if len(order) >= DEEP:  # a deep chain: submitted from its far end, as drawn
-        return order
-    key = zlib.crc32(repr(sorted(graph.items())).encode())
-    if key % 2:
-        random.Random(key).shuffle(order)
-    return order
-
 
 class SchedulerCoreMachine(GenerationRules, SuiteMachine):
     system: ClassVar[str] = "scheduler"
@@ -279,7 +229,7 @@ class SchedulerCoreMachine(GenerationRules, SuiteMachine):
         if said_cycle != self.cyclic:
             what = "finds a cycle" if self.cyclic else "finds no cycle"
             self.diverge("S-ORACLE-CYCLE", f"start() {got.describe()}, but networkx {what} "
-                         f"in {_shown(self.deps)}", step=step)
+                         f"in {show_graph(self.deps)}", step=step)
         elif not got.ok and not said_cycle:  # an acyclic graph refused: it must start
             step.expected = "returns (no cycle)"
             self.diverge("S-ORACLE-CYCLE", f"start() {got.describe()} on a graph of "
@@ -484,9 +434,12 @@ class SchedulerCoreMachine(GenerationRules, SuiteMachine):
             self._callback("fail", tid, gen)
 
     @precondition(lambda self: self.caps.cancel and self._live())
-    @rule(tid=st.sampled_from(IDS))
-    def cancel(self, tid: str) -> None:
-        self._cancel(tid)
+    @rule(i=st.integers(0, 50))
+    def cancel(self, i: int) -> None:
+        """Cancel a task no worker holds yet (one ready() may have seen: a queue in front)."""
+        waiting = [t for t, s in self.state.items() if s == "waiting"]
+        if waiting:
+            self._cancel(waiting[i % len(waiting)])
 
     @precondition(lambda self: self._live())
     @rule(fail_every=st.sampled_from((0, 0, 2, 3)))
