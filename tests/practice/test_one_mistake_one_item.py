@@ -99,3 +99,35 @@ def test_grade_refuses_the_malformed_constructor_arguments_check_refuses() -> No
     assert "W6" in [cx.clause for cx in result.all_counterexamples()]
     assert grade("wheel", impl.HashedTimingWheel, cost=False).failed == []
     assert grade("scheduler", impl.Scheduler, cost=False).failed == []
+
+
+class _RoundsFromTheLastTick(impl.HashedTimingWheel):
+    """Remaining rounds counted from the last tick processed, not from the cursor (the next
+    one): after an advance, a timer due a rotation less one tick away waits a rotation more."""
+
+    def _rounds_for(self, due: int) -> int:
+        return (due - self._now // self._tick) // self._wheel_size
+
+
+class _DueTheTickAfter(impl.HashedTimingWheel):
+    """"The next tick after the deadline" (floor + 1), not the first tick at or after it: a
+    deadline on a tick boundary fires a tick late."""
+
+    def _due_tick_for(self, deadline: int) -> int:
+        return max(deadline // self._tick + 1, self._cursor)
+
+
+def test_a_timer_a_rotation_late_is_the_rounds_item_not_a_lost_node() -> None:
+    """Advanced on, the late timer fires one rotation after its due tick: a round too many
+    (W-M2), not a node dropped from the bucket under the cursor (W-M3)."""
+    card = grade("wheel", _RoundsFromTheLastTick, cost=False)
+    assert card.failed == ["W-M2"], render_card(card)
+    result = next(r for r in card.results if r.item.id == "W-M2")
+    assert "a rotation late: a round too many" in result.miss.message  # type: ignore[union-attr]
+
+
+def test_a_boundary_deadline_a_tick_late_is_the_due_tick_item_alone() -> None:
+    """Only W-T1 fails: the late timer is named by how late it fires, and the cost item's
+    timers lie inside a tick (its workload measures ticks, not the rounding)."""
+    card = grade("wheel", _DueTheTickAfter)
+    assert card.failed == ["W-T1"], render_card(card)
