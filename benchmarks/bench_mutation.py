@@ -121,6 +121,12 @@ WHEEL_SOURCES = GROUPS["wheel impl"] + GROUPS["wheel model"]
 #: Functions no check calls because the contract does not include them: (file or "*",
 #: function) -> why.
 OUTSIDE_CONTRACT = {
+    ("impl/durable/scheduler.py", "renew"):
+        "renew(): the lease API (specs/durable.md), which the scheduler suite does not call "
+        "(tests/durable drives the leases)",
+    ("impl/durable/scheduler.py", "_retry"):
+        "the retry of a failure reported with retry=True (specs/durable.md L8): the scheduler "
+        "contract's fail() has no retry; tests/durable/test_retry.py checks the backoff",
     ("impl/wheel/hashed.py", "_next_event"):
         "next_event_tick(): not part of the contract -- only the real-time driver uses it to "
         "sleep until the next due tick (the hashed wheel's own ticks do not)",
@@ -311,6 +317,17 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "cursor passes and finds nothing (take() of an empty bucket returns no node), so the "
         "same timers fire (speed only; the byte is checked by check_invariants(), not part of "
         "the contract)",
+    ("impl/durable/_store.py", "open_store", "core/ReplaceFalseWithTrue",
+     "def open_store(url: str, *, create: bool = True) -> SqliteStore | PostgresStore:"):
+        "the default is taken only by the status command (the scheduler passes create): "
+        "tests/durable/test_status.py checks that a missing store is refused there",
+    ("impl/durable/scheduler.py", "_apply_row", "core/ReplaceComparisonOperator_Is_Eq",
+     "if outcome == Outcome.REQUESTED:"):
+        "`is` and `==` agree on enum members (an Outcome equals only itself)",
+    ("impl/durable/scheduler.py", "__init__", "core/ReplaceAndWithOr",
+     "not (retry_backoff >= 0 or math.isfinite(retry_backoff)):"):
+        "the check of a durable-only option (retry_backoff), which the scheduler suite leaves "
+        "at its default: tests/durable/test_store_errors.py checks the refusals",
     ("model/wheel.py", "__init__", "core/NumberReplacer", "self._next_seq = 1"):
         "schedule-order numbers only order timers among themselves: starting at 1 keeps "
         "that order",

@@ -1,8 +1,9 @@
 """What the store refuses, and says so: a SQLite path that does not exist (unless asked to
 create it), a damaged file, a PostgreSQL URL the server refuses for good, a store opened with
-another limit; ids Python holds equal are one task, as in the model; a file store keeps a
-write-ahead log; a function that cannot be imported is refused at submit (named there) or
-fails the task (never done without running)."""
+another limit or a retry backoff that is not a finite number of seconds; ids Python holds
+equal are one task, as in the model; a file store keeps a write-ahead log; a function that
+cannot be imported is refused at submit (named there) or fails the task (never done without
+running)."""
 
 from __future__ import annotations
 
@@ -149,3 +150,10 @@ def test_a_sqlite_file_store_keeps_a_write_ahead_log(tmp_path: Path) -> None:
     assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     memory = open_store("sqlite://")
     assert memory.db.execute("PRAGMA journal_mode").fetchone()[0] == "memory"
+
+
+@pytest.mark.parametrize("backoff", [-1, -0.5, float("inf"), float("nan"), float("-inf"), True])
+def test_a_retry_backoff_that_is_not_a_finite_number_of_seconds_is_refused(
+        backoff: object) -> None:
+    with pytest.raises(ValueError, match="retry_backoff must be >= 0 seconds"):
+        DurableScheduler("sqlite://", 1, 30.0, retry_backoff=backoff)  # type: ignore[arg-type]
