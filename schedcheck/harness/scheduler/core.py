@@ -436,7 +436,7 @@ class SchedulerCoreMachine(GenerationRules, SuiteMachine):
     @precondition(lambda self: self.caps.cancel and self._live())
     @rule(i=st.integers(0, 50))
     def cancel(self, i: int) -> None:
-        """Cancel a task no worker holds yet (one ready() may have seen: a queue in front)."""
+        """Cancel a task no worker holds yet (a queue in front may have taken it already)."""
         waiting = [t for t, s in self.state.items() if s == "waiting"]
         if waiting:
             self._cancel(waiting[i % len(waiting)])
