@@ -263,16 +263,17 @@ def _shape_note(before: list[Op], after: list[Op], stopped: str, *,
     for (name, size), (_, now) in zip(sizes, kept):
         if name in shapes.SHAPES:
             if now == size:
-                parts.append(f"the shape '{name}' stays at {size:,} tasks")
+                parts.append(f"the shape '{name}' stays at {shapes.sized(name, size)}")
                 continue
             bound = (f"fails at {now:,}, passes at {now - 1:,}" if not stopped and now > 1
                      else f"fails at {now:,}; the reduction stopped early, so fewer may do")
-            parts.append(f"the shape '{name}' went from {size:,} tasks to {now:,} ({bound}): "
+            parts.append(f"the shape '{name}' went from {shapes.sized(name, size)} to {now:,} "
+                         f"({bound}): "
                          f"the mistake needs {shapes.describe(name, now)}"
                          + (f" (RecursionError: recursion at depth ~{now:,})" if recursion
                             else ""))
     for name, size in sizes[len(kept):]:
-        parts.append(f"the shape '{name}' of {size:,} tasks was not needed")
+        parts.append(f"the shape '{name}' of {shapes.sized(name, size)} was not needed")
     return "".join(f"; {p}" for p in parts)
 
 

@@ -96,16 +96,23 @@ def plan(system: str, *, scenarios: bool = True) -> list[Chunk]:
     if system == "scheduler" and scenarios:
         # last in the round, so that the chunks before them keep their seeds; small first
         from schedcheck.harness.scheduler import shapes
-
-        chunks += [Chunk("shapes", 4, SHORT_STEPS, shapes.start_state(name, shape.small))
-                   for name, shape in shapes.SHAPES.items()]
-        chunks += [Chunk("shapes", 1, SHAPE_STEPS, shapes.start_state(name, shape.large),
-                         large=True) for name, shape in shapes.SHAPES.items()]
-        # later additions to the directed phase come last too, for the same reason
         from schedcheck.harness.scheduler.scenarios import DIRECTED_ONLY
 
+        chunks += _shape_chunks([s for s in shapes.SHAPES.values() if not s.late])
+        # later additions come last too, for the same reason
         chunks += [Chunk("directed", 4, SHORT_STEPS, name) for name in DIRECTED_ONLY]
+        chunks += _shape_chunks([s for s in shapes.SHAPES.values() if s.late])
     return chunks
+
+
+def _shape_chunks(group: list[Any]) -> list[Chunk]:
+    """The shapes of ``group`` (``scheduler.shapes.Shape``): each small, then each large."""
+    from schedcheck.harness.scheduler import shapes
+
+    return ([Chunk("shapes", s.small_examples, SHORT_STEPS, shapes.start_state(s.name, s.small))
+             for s in group]
+            + [Chunk("shapes", 1, SHAPE_STEPS, shapes.start_state(s.name, s.large), large=True)
+               for s in group])
 
 
 def weight(chunk: Chunk) -> int:
@@ -312,7 +319,9 @@ def _found(machine: type[SuiteMachine], result: RunResult, ctx: RunContext, chun
     assert cx is not None
     shaped = _shape_of(chunk)
     if shaped is not None:
-        where = f"shapes phase, the shape '{shaped[0]}' of {shaped[1]:,} tasks"
+        from schedcheck.harness.scheduler import shapes
+
+        where = f"shapes phase, the shape '{shaped[0]}' of {shapes.sized(*shaped)}"
     else:
         where = f"{chunk.phase} phase" + (f" from the scenario '{chunk.start_state}'"
                                           if chunk.start_state else "")

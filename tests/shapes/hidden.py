@@ -1,13 +1,18 @@
 """Schedulers with mistakes only real graph shapes reach (the bundled one, each changed in one
 place): a cycle check that misses a cycle entered from a dependent, a cycle check that
-recurses once per dependency, and a submit that walks every path of the graph."""
+recurses once per dependency, a submit that walks every path of the graph, a ready queue whose
+compaction loses the entries queued since the last claim, and callbacks that compare
+generations with ``is``."""
 
 from __future__ import annotations
 
 import threading
+from heapq import heapify
 from typing import Any
 
 from schedcheck.impl import Scheduler
+from schedcheck.impl.scheduler._support import SLOT_MASK
+from schedcheck.impl.scheduler._support import R as READY
 
 #: How many paths the every-path edge check walks before it stands for a hang: a few
 #: milliseconds' walk, which the graphs of the suite's rules never need, and which every
@@ -81,3 +86,45 @@ class EveryPathEdgeCheck(Scheduler):
             except TypeError:
                 pass  # an unhashable id: submit() says so
         return super().submit(task_id, deps, fn, **kwargs)
+
+
+class CompactionForgetsNewEntries(Scheduler):
+    """The ready queue deletes lazily (a cancelled task's entry stays in the heap) and compacts
+    when the dead entries outnumber the live ones; the compaction rebuilds the heap from the
+    heap alone, so the entries queued since the last claim, not yet merged into it, are lost:
+    their tasks stay READY and no worker is ever handed them."""
+
+    def _compact(self) -> None:
+        st, stamp = self._st, self._stamp
+        live = [key for key in self._heap
+                if st[key & SLOT_MASK] == READY and stamp[key & SLOT_MASK] == key]
+        heapify(live)
+        self._clear_queue()
+        self._heap = live
+
+
+class GenerationComparedWithIs(Scheduler):
+    """The callbacks tell the current generation from a stale one with ``is not``: right for
+    the first 256 generations (CPython keeps one object for each small int), wrong from the
+    257th, where a worker's report of the generation it runs -- an equal int read back from a
+    message -- is taken for a stale one."""
+
+    def _quoted(self, task_id: Any, generation: Any) -> Any:
+        try:
+            current = self.info(task_id).generation
+        except Exception:
+            return generation  # an unknown id or a malformed one: the contract's error
+        if type(generation) is int and generation is not current:  # the mistake: `is not`
+            return -1  # a stale generation
+        return generation
+
+    def complete(self, task_id: Any, generation: Any) -> Any:
+        return super().complete(task_id, self._quoted(task_id, generation))
+
+    def fail(self, task_id: Any, generation: Any, error: Any = None) -> Any:
+        return super().fail(task_id, self._quoted(task_id, generation), error)
+
+    def cancel(self, task_id: Any, generation: Any = None) -> Any:
+        if generation is None:
+            return super().cancel(task_id)
+        return super().cancel(task_id, self._quoted(task_id, generation))

@@ -37,10 +37,18 @@ def _found_note(result: RunResult) -> str:
 
 
 def test_a_round_ends_with_every_shape_small_then_large() -> None:
-    shaped = [c.start_state for c in search.plan("scheduler") if c.phase == "shapes"]
-    assert len(shaped) == 12
+    from schedcheck.harness.scheduler.shapes import SHAPES
+
+    chunks = search.plan("scheduler")
+    shaped = [c.start_state for c in chunks if c.phase == "shapes"]
+    assert len(shaped) == 2 * len(SHAPES) == 16
     sizes = [int(str(s).rsplit(":", 1)[1]) for s in shaped]
-    assert max(sizes[:6]) <= 6 and min(sizes[6:]) >= 300
+    # the first six shapes small then large; then the directed-only scenarios; then the two
+    # added later, each in its first pass (larger: the point is a threshold), then large
+    assert max(sizes[:6]) <= 6 and min(sizes[6:12]) >= 300
+    assert sizes[12:14] == [150, 300] and min(sizes[14:]) >= 1000
+    last = [c.phase for c in chunks[-6:]]
+    assert last == ["directed", "directed", "shapes", "shapes", "shapes", "shapes"], last
     assert "shape:deep chain:2000" in shaped
     assert not [c for c in search.plan("scheduler", scenarios=False) if c.phase == "shapes"]
 
@@ -102,3 +110,40 @@ def test_the_core_level_meets_a_deep_chain_too() -> None:
     assert cx is not None and cx.clause == "S-ORACLE-CYCLE", result.notes
     assert "RecursionError" in cx.message and "networkx finds no cycle" in cx.message
     assert f"{DEEP:,} tasks" in cx.message, cx.message
+
+
+def _search_shape(factory: Any, name: str, *, seed: int) -> RunResult:
+    """The first pass of shape ``name`` alone, as the round plays it (one example)."""
+    chunk = next(c for c in search.plan("scheduler")
+                 if c.phase == "shapes" and not c.large and f":{name}:" in str(c.start_state))
+    original = search.plan
+    search.plan = lambda system, scenarios=True: [chunk]  # type: ignore[assignment]
+    try:
+        return _search(factory, seed=seed, examples=chunk.examples)
+    finally:
+        search.plan = original
+
+
+def test_a_compaction_that_loses_queued_entries_is_found_by_a_burst_of_cancels() -> None:
+    """Dead entries outnumber live ones only after a burst of cancels of a large queue (the
+    bundled queue compacts past 64 dead entries): the small id-ordered graphs never get there."""
+    result = _search_shape(hidden.CompactionForgetsNewEntries, "bulk cancel", seed=0)
+    cx = result.counterexample
+    assert cx is not None, result.notes
+    assert "the shape 'bulk cancel' of 150 tasks" in _found_note(result)
+    note = next(n for n in result.notes if n.startswith("minimized"))
+    size = re.search(r"went from 150 tasks to (\d+)", note)
+    assert size is not None and 64 < int(size.group(1)) < 150, note
+    # the same first pass holds on the bundled queue
+    assert _search_shape(Scheduler, "bulk cancel", seed=0).counterexample is None
+
+
+def test_a_generation_compared_with_is_fails_from_the_257th_generation() -> None:
+    result = _search_shape(hidden.GenerationComparedWithIs, "many generations", seed=0)
+    cx = result.counterexample
+    assert cx is not None and cx.clause in ("S4", "S5", "S6"), result.notes
+    assert "the shape 'many generations' of 300 generations" in _found_note(result)
+    note = next(n for n in result.notes if n.startswith("minimized"))
+    assert "fails at 257, passes at 256" in note, note
+    assert "a task resubmitted ~257 times" in note, note
+    assert _search_shape(Scheduler, "many generations", seed=0).counterexample is None

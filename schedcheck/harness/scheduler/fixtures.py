@@ -35,6 +35,7 @@ __all__ = [
     "as_dict",
     "as_int",
     "as_list",
+    "as_sent",
     "blame",
     "deps_form",
     "event_label",
@@ -127,6 +128,13 @@ def probe_support(factory: Callable[[int], Any]) -> Support:
         check_invariants=callable(getattr(probe, "check_invariants", None)),
         batch=frozenset(m for m in BATCH_METHODS if callable(getattr(probe, m, None))),
     )
+
+
+def as_sent(generation: Any) -> Any:
+    """A generation as a worker sends it back, read from a message, a row or a queue: equal to
+    the one the scheduler handed out, not the same object (a comparison with ``is`` holds below
+    257 only, where CPython keeps one object for each small int)."""
+    return int(str(generation)) if type(generation) is int else generation
 
 
 def as_int(value: Any) -> int:

@@ -23,14 +23,25 @@ wide random DAG. Each shape here is one of those graphs, drawn from a seed at a 
   hundreds of tasks, a failure of the root blocks them all at once, ``close()`` cancels
   hundreds;
 * **wide fan-in** -- one task depending on ``n - 1`` roots, reported in a shuffled order
-  (a duplicate report among them).
+  (a duplicate report among them);
+* **bulk cancel** -- ``n`` READY tasks, most of them cancelled before any worker took them (a
+  batch called off), a few of those submitted again meanwhile, then the rest claimed: a queue
+  that deletes lazily (cancelled entries left in a heap, as asyncio's timer heap and Java's
+  ``ScheduledThreadPoolExecutor`` leave them) compacts at some threshold, and only a burst of
+  cancels of a large queue reaches it;
+* **many generations** -- one task resubmitted ``n`` times (a recurring job: run hourly, it
+  reaches its 257th generation in eleven days), each generation claimed and reported, with
+  cancels quoting the generation and late reports of older ones: a generation compared with
+  ``is`` holds for the first 256 (CPython keeps one object for each small int) and fails from
+  the 257th.
 
 The search plays each shape small first (a handful of tasks, the suite's own letters, so the
-rules that follow meet them), then large (:data:`LARGE`: >= 300 tasks, a chain of 2,000). A
-shape is one atomic step of the program (``_shape(name, size, seed)``): a counterexample
-found on a large shape is reduced by delta debugging, whose first pass
-(``delta.smaller_shapes``) bisects the size down to the least that still fails, and the note
-says what that size means ("a chain ~1,000 deep").
+rules that follow meet them), then large (:data:`LARGE`: >= 300 tasks, a chain of 2,000). The
+last two are larger even in their first pass (the threshold or the count they reach is the
+point) and play it once a round. A shape is one atomic step of the program
+(``_shape(name, size, seed)``): a counterexample found on a large shape is reduced by delta
+debugging, whose first pass (``delta.smaller_shapes``) bisects the size down to the least that
+still fails, and the note says what that size means ("a chain ~1,000 deep").
 
 During a shape the states are compared every ``size // COMPARISONS`` calls rather than after
 each call (every reply is still compared at once): the comparison reads ``info()`` of every
@@ -48,7 +59,7 @@ from schedcheck.harness.scheduler.fixtures import IDS
 from schedcheck.harness.scheduler.scenarios import Play
 
 __all__ = ["COMPARISONS", "LARGE", "PREFIX", "SHAPES", "SMALL", "Shape", "describe", "parse",
-           "play", "shape_seed", "start_state"]
+           "play", "shape_seed", "sized", "start_state"]
 
 #: How a machine's ``start_state`` names a shape: ``shape:<name>:<size>``.
 PREFIX = "shape:"
@@ -65,6 +76,12 @@ class Shape:
     small: int  #: its size in the shapes phase's first pass (tasks)
     large: int  #: its size in the second pass (tasks)
     needs: str  #: what a size means, ``{n}`` the size: "a chain ~{n} deep"
+    #: examples of the first pass a round (the first pass's size is large for some shapes)
+    small_examples: int = 4
+    #: added after the search's directed-only scenarios: the round plays it after them, so
+    #: that the chunks before it keep their seeds (``harness.search.plan``)
+    late: bool = False
+    unit: str = "tasks"  #: what its size counts
 
 
 def _ids(n: int, letters: list[str]) -> list[Any]:
@@ -222,6 +239,56 @@ def wide_fan_in(p: Play, rng: random.Random, ids: list[Any]) -> None:
     p.claim()
 
 
+def bulk_cancel(p: Play, rng: random.Random, ids: list[Any]) -> None:
+    d = _Driver(p, rng, len(ids))
+    order = list(ids)
+    rng.shuffle(order)
+    for tid in order:
+        d.sub(tid)
+    p.start()
+    before = len(p.refs)
+    p.claim(1)
+    d.tick()
+    taken = {ref.task_id for ref in p.refs[before:]}
+    queued = [tid for tid in order if tid not in taken]
+    rng.shuffle(queued)
+    keep = max(1, len(queued) // 10)
+    called_off = queued[keep:]
+    for i, tid in enumerate(called_off):  # most of the queue called off before any claim
+        p.cancel(tid)
+        d.tick()
+        if rng.random() < 0.05:  # one called off is submitted again: READY, a new generation
+            d.sub(rng.choice(called_off[:i + 1]))
+    d.waves(len(ids), fail_one=False)
+
+
+def many_generations(p: Play, rng: random.Random, ids: list[Any]) -> None:
+    d = _Driver(p, rng, len(ids))
+    task = ids[0]
+    machine: Any = p.machine
+    for i in range(len(ids)):
+        d.sub(task)  # the first submit, then a resubmit: a new generation each time
+        if i == 0:
+            p.start()
+        before = len(p.refs)
+        p.claim()
+        d.tick()
+        mine = [ref for ref in p.refs[before:] if ref.task_id == task]
+        if not mine:
+            continue
+        ref, draw = mine[-1], rng.random()
+        if draw < 0.15:  # cancel quoting the generation it runs: a request, then its fail
+            machine._callback("cancel", task, ref.generation,
+                              words=f"{p.kind}: cancel {task!r} g{ref.generation}")
+            machine.report(ref, "fail", None)
+        else:
+            machine.report(ref, "fail" if draw < 0.25 else "complete", None)
+        d.tick()
+        if draw > 0.9 and len(p.refs) > 1:  # a late report of an older generation
+            machine.report(rng.choice(p.refs[:-1]), "complete", None)
+            d.tick()
+
+
 #: name -> shape, in the order the shapes phase plays them.
 SHAPES: dict[str, Shape] = {s.name: s for s in (
     Shape("shuffled DAG", shuffled_dag, 6, 300, "a random DAG of ~{n} tasks"),
@@ -231,6 +298,10 @@ SHAPES: dict[str, Shape] = {s.name: s for s in (
     Shape("deep chain", deep_chain, 6, 2000, "a chain ~{n} deep"),
     Shape("wide fan-out", wide_fan_out, 6, 500, "~{m} direct dependents of one task"),
     Shape("wide fan-in", wide_fan_in, 6, 500, "one task depending on ~{m} others"),
+    Shape("bulk cancel", bulk_cancel, 150, 1000, "~{n} READY tasks, most cancelled",
+          small_examples=1, late=True),
+    Shape("many generations", many_generations, 300, 1000, "a task resubmitted ~{n} times",
+          small_examples=1, late=True, unit="generations"),
 )}
 #: The sizes of the two passes over the shapes.
 SMALL, LARGE = "small", "large"
@@ -267,6 +338,12 @@ def describe(name: str, size: int) -> str:
     """What ``size`` means for shape ``name``: "a chain ~1,000 deep"."""
     shape = SHAPES[name]
     return shape.needs.format(n=f"{size:,}", m=f"{max(size - 1, 1):,}")
+
+
+def sized(name: str, size: int) -> str:
+    """``size`` of shape ``name`` in its unit: "2,000 tasks", "300 generations"."""
+    unit = SHAPES[name].unit if name in SHAPES else "tasks"
+    return f"{size:,} {unit}"
 
 
 def play(p: Play, name: str, size: int, seed: int) -> None:

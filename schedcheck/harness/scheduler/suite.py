@@ -91,6 +91,7 @@ from schedcheck.harness.scheduler.fixtures import (
     as_dict,
     as_int,
     as_list,
+    as_sent,
     deps_form,
     noop,
     probe_support,
@@ -402,7 +403,8 @@ class SchedulerMachine(TopoOracleRule):
                   error: Any = None, late: bool = False) -> Observed:
         clause = {"complete": S4, "fail": S5, "cancel": S6,
                   "cancel_requested": S6}[op]
-        args: tuple[Any, ...] = (tid,) if gen is None and op == "cancel" else (tid, gen)
+        args: tuple[Any, ...] = ((tid,) if gen is None and op == "cancel"
+                                 else (tid, as_sent(gen)))
         kwargs = {"error": error} if error is not None else {}
         flag = op == "cancel_requested"
         norm: Callable[[Any], Any] = bool if flag else adapt.norm_reply
