@@ -167,6 +167,17 @@ OUTSIDE_CONTRACT = {
         "suite never compares targets (not part of the contract)",
     ("impl/scheduler/_support.py", "SchedulerMetrics"):
         "a field of metrics(): not part of the contract (specs/scheduler.md)",
+    ("impl/durable/_store.py", "_first_line"):
+        "the text of a PostgreSQL connection error: the bench checks SQLite in memory",
+    ("impl/durable/_store.py", "permanent_error"):
+        "which PostgreSQL connection errors a worker stops waiting on: the bench checks SQLite "
+        "in memory (tests/durable drives PostgreSQL's failures)",
+    ("impl/durable/_records.py", "retry_delay"):
+        "the wait before a retry=True failure is claimed again (specs/durable.md L8): the "
+        "scheduler contract's fail() has no retry; tests/durable/test_retry.py checks the "
+        "backoff",
+    ("model/scheduler.py", "__eq__"):
+        "== on models: the checks compare the model's snapshot(), never two models",
 }
 #: Survivors shown to be equivalent by reading them: (file, function, operator, mutated line
 #: stripped) -> the reason.
@@ -196,6 +207,21 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     ("impl/scheduler/indegree.py", "submit", "core/ReplaceComparisonOperator_IsNot_NotEq",
      "if st != ok:"):
         "`is not` and `!=` agree on enum members (a TaskState equals only itself)",
+    ("impl/scheduler/indegree.py", "_claim", "core/ReplaceComparisonOperator_NotEq_IsNot",
+     "if st[s] is not R or stamp[s] != key:"):
+        "a state code is a small int read from a bytearray (CPython keeps one object for each "
+        "small int): `is not` and `!=` agree on them",
+    ("model/scheduler.py", "retry", "core/ReplaceComparisonOperator_Is_Eq",
+     "if t.state == BLK and t.task_id not in chosen:"):
+        "`is` and `==` agree on enum members (a TaskState equals only itself)",
+    ("impl/wheel/hierarchical.py", "_process", "core/ReplaceBinaryOperator_Add_FloorDiv",
+     "k = event // 1"):
+        "the next event is searched from the tick just processed instead of the one after: "
+        "that tick's slots are empty by then (every timer there fired or moved down a level), "
+        "so the search finds the same next event -- one more search, speed only",
+    ("impl/wheel/_buckets.py", "Handle", "core/RemoveDecorator", "def rounds(self) -> int:"):
+        "a handle's rounds (the seed's remainingRounds, kept for teaching) is not part of the "
+        "contract: no check reads it",
     ("impl/scheduler/indegree.py", "_all_running", "core/ReplaceComparisonOperator_IsNot_NotEq",
      "if claims.__class__ != list and claims.__class__ is not tuple:"):
         "`is not` and `!=` agree on classes (type objects compare by identity)",
@@ -409,6 +435,15 @@ def _changed_lines(original: str, mutated: str) -> list[str]:
         if line.startswith("+") and not line.startswith("+++")]
 
 
+def _after_removal(original: str, mutated: str) -> list[str]:
+    """For a mutation that only removes lines: the line after each removed run, stripped (the
+    ``def rounds(self) -> int:`` under a removed ``@property``)."""
+    lines = original.splitlines()
+    matcher = difflib.SequenceMatcher(a=lines, b=mutated.splitlines(), autojunk=False)
+    return [lines[i2].strip() for tag, _, i2, _, _ in matcher.get_opcodes()
+            if tag == "delete" and i2 < len(lines)]
+
+
 def changed_all(original: str, mutated: str, needle: str) -> bool:
     lines = _changed_lines(original, mutated)
     return bool(lines) and all(needle in line for line in lines)
@@ -479,7 +514,7 @@ def classify(m: Mutation) -> str | None:
     for (path, head), reason in ELSEWHERE.items():
         if path == m.path and _inside_branch(original, m.source, head):
             return reason
-    for line in changed:
+    for line in changed or _after_removal(original, m.source):
         reason = EQUIVALENT.get((m.path, m.definition, m.operator, line))
         if reason:
             return reason

@@ -1,8 +1,8 @@
 """Schedulers with mistakes only real graph shapes reach (the bundled one, each changed in one
 place): a cycle check that misses a cycle entered from a dependent, a cycle check that
 recurses once per dependency, a submit that walks every path of the graph, a ready queue whose
-compaction loses the entries queued since the last claim, and callbacks that compare
-generations with ``is``."""
+compaction loses the entries queued since the last claim, callbacks that compare generations
+with ``is``, and claims that carry their ids as text."""
 
 from __future__ import annotations
 
@@ -128,3 +128,12 @@ class GenerationComparedWithIs(Scheduler):
         if generation is None:
             return super().cancel(task_id)
         return super().cancel(task_id, self._quoted(task_id, generation))
+
+
+class ClaimsCarryTextIds(Scheduler):
+    """ready() hands each claim's id over as text, as a queue of text messages between the
+    scheduler and its workers would: a task submitted as 7 is claimed as '7' (every id the
+    suite's rules draw is a string already, so only an id of another type shows it)."""
+
+    def ready(self, limit: Any = None) -> Any:
+        return [claim._replace(task_id=str(claim.task_id)) for claim in super().ready(limit)]

@@ -114,8 +114,13 @@ def test_the_core_level_meets_a_deep_chain_too() -> None:
 
 def _search_shape(factory: Any, name: str, *, seed: int) -> RunResult:
     """The first pass of shape ``name`` alone, as the round plays it (one example)."""
-    chunk = next(c for c in search.plan("scheduler")
-                 if c.phase == "shapes" and not c.large and f":{name}:" in str(c.start_state))
+    return _search_chunk(factory, lambda c: c.phase == "shapes" and not c.large
+                         and f":{name}:" in str(c.start_state), seed=seed)
+
+
+def _search_chunk(factory: Any, which: Any, *, seed: int) -> RunResult:
+    """The first chunk of a round that ``which`` picks, alone, as the round plays it."""
+    chunk = next(c for c in search.plan("scheduler") if which(c))
     original = search.plan
     search.plan = lambda system, scenarios=True: [chunk]  # type: ignore[assignment]
     try:
@@ -147,3 +152,19 @@ def test_a_generation_compared_with_is_fails_from_the_257th_generation() -> None
     assert "fails at 257, passes at 256" in note, note
     assert "a task resubmitted ~257 times" in note, note
     assert _search_shape(Scheduler, "many generations", seed=0).counterexample is None
+
+
+def test_an_id_handed_back_as_text_is_found_by_the_directed_int_id() -> None:
+    """Every id the rules draw is a string: only the directed start with an int id shows a
+    scheduler that hands ids to its workers as text."""
+    scenario = "an id that is not a string"
+    result = _search_chunk(hidden.ClaimsCarryTextIds, lambda c: c.start_state == scenario,
+                           seed=0)
+    cx = result.counterexample
+    assert cx is not None, result.notes
+    assert f"from the scenario '{scenario}'" in _found_note(result)
+    # reduced to the int id (7 shrinks to 0) and the claim that hands it back as text
+    assert [st.code for st in cx.steps][-1] == "claim_0 = target.ready()", cx.steps
+    assert (cx.steps[-1].expected, cx.steps[-1].actual) == ("[(0, 1)]", "[('0', 1)]")
+    assert _search_chunk(Scheduler, lambda c: c.start_state == scenario,
+                         seed=0).counterexample is None

@@ -94,12 +94,15 @@ def test_the_plan_starts_every_classic_scenario_in_the_directed_phase() -> None:
     chunks = plan("scheduler")
     phases = [c.phase for c in chunks]
     # the drawn scenarios, the usual starts, swarm and long; then the shapes (search.md); then
-    # the directed-only scenarios, last so that the chunks before them keep their seeds
+    # the directed-only scenarios and the shapes added later, after the chunks that were
+    # there before them, so that those keep their seeds
     first = phases.index("shapes")
-    last = len(phases) - phases[::-1].index("shapes")
+    again = phases.index("directed", first)
+    later = phases.index("shapes", again)
     assert [c.start_state for c in chunks[:first] if c.start_state] == list(SCENARIOS)
     assert phases[first - 2:first] == ["swarm", "long"]
-    assert set(phases[first:last]) == {"shapes"}
-    assert [c.start_state for c in chunks[last:]] == list(DIRECTED_ONLY)
-    assert set(phases[last:]) == {"directed"}
+    assert set(phases[first:again]) == {"shapes"}
+    assert [c.start_state for c in chunks[again:later]] == list(DIRECTED_ONLY)
+    assert set(phases[again:later]) == {"directed"}
+    assert set(phases[later:]) == {"shapes"} and len(chunks) - later == 4
     assert {c.phase for c in plan("wheel")} == {"directed", "swarm", "long"}

@@ -18,13 +18,15 @@ that the first steps of most runs are adversarial:
 * a dependency resubmitted and cancelled while its dependent runs (the blocking stops at the
   RUNNING dependent: its own dependents stay PENDING).
 
-Two more are played only as the search's directed starts (:data:`DIRECTED_ONLY`, at the end of
+Three more are played only as the search's directed starts (:data:`DIRECTED_ONLY`, late in
 its round), not drawn by the rules, so that the draws of every other program stay as they were:
 
 * a READY task cancelled before any worker took it, then a claim (a queue in front of the
   scheduler that took the id earlier must not hand it out: an adapter's mistake);
 * a cascading ``retry()`` of a failed task with a dependent cancelled before the failure (only
-  the BLOCKED subtree comes back).
+  the BLOCKED subtree comes back);
+* an int id beside the letters (a scheduler that keeps or sends its ids as text must hand back
+  the id it was given).
 
 A scenario drives the machine through :class:`Play` (submit, start, claim, report, cancel): every
 call is recorded and compared like any other (resubmits when an id exists already). Adding a
@@ -71,7 +73,7 @@ class Play:
         self.kind = kind
         self.refs: list[ClaimRef] = []
 
-    def sub(self, tid: str, *deps: str) -> None:
+    def sub(self, tid: Any, *deps: Any) -> None:
         self.machine._submit(tid, deps, None,
                              words=f"{self.kind}: submit {tid!r} depending on {list(deps)!r}")
 
@@ -81,7 +83,7 @@ class Play:
     def claim(self, limit: int | None = None) -> None:
         self.refs.extend(self.machine._ready("w1", limit).values)
 
-    def report(self, tid: str, op: str, times: int = 1) -> None:
+    def report(self, tid: Any, op: str, times: int = 1) -> None:
         """Report the latest claim of ``tid`` (``times`` > 1: duplicate callbacks)."""
         for ref in reversed(self.refs):
             if ref.task_id == tid:
@@ -270,6 +272,23 @@ def retry_beside_a_cancelled_dependent(p: Play, ids: list[str]) -> None:
     p.claim()
 
 
+def ids_that_are_not_strings(p: Play, ids: list[str]) -> None:
+    """A task keyed by an int (a row's key, say) with a string-keyed dependent: a scheduler
+    that stores or sends its ids as text must hand back the id it was given -- 7, not '7'."""
+    a = ids[0]
+    p.sub(INT_ID)
+    p.sub(a, INT_ID)
+    p.start()
+    p.claim()
+    p.report(INT_ID, "complete")
+    p.claim()
+    p.report(a, "complete")
+
+
+#: The int id of :func:`ids_that_are_not_strings` (the suite's other ids are letters).
+INT_ID = 7
+
+
 #: name -> template, in the order the machine draws them (a seed's draws map to these names).
 SCENARIOS: dict[str, Callable[[Play, list[str]], None]] = {
     "join, duplicate complete": join_duplicate_complete,
@@ -288,6 +307,7 @@ SCENARIOS: dict[str, Callable[[Play, list[str]], None]] = {
 DIRECTED_ONLY: dict[str, Callable[[Play, list[str]], None]] = {
     "cancel a READY task before any claim": cancel_before_any_claim,
     "retry beside a cancelled dependent": retry_beside_a_cancelled_dependent,
+    "an id that is not a string": ids_that_are_not_strings,
 }
 
 
