@@ -122,11 +122,12 @@ class DeepRules(SchedulerChecks):
 
     @precondition(lambda self: "complete_many" in self.support.batch and self._started())
     @rule(picks=st.lists(st.integers(0, 20), max_size=4),
-          extra=st.sampled_from((None, None, "again", "stale", "unknown")))
+          extra=st.sampled_from((None, None, "again", "stale", "unknown", "future")))
     def complete_many(self, picks: list[int], extra: str | None) -> None:
         """Complete a batch of the RUNNING claims (a repeat in the batch is a duplicate);
-        sometimes with an old generation or an unknown id at the end (that one raises, after
-        the claims before it applied)."""
+        sometimes with an old generation, a generation never handed out (one past a RUNNING
+        task's: STALE, though the task runs) or an unknown id at the end (that one raises,
+        after the claims before it applied)."""
         running = sorted((t, self.m.info(t).generation) for t in self.m.task_ids()
                          if isinstance(t, str)
                          and self.m.info(t).state is contract.TaskState.RUNNING)
@@ -140,6 +141,9 @@ class DeepRules(SchedulerChecks):
                 batch.append((known[0], 0))
         elif extra == "unknown":
             batch.append(("x", 1))
+        elif extra == "future" and running:
+            tid, gen = running[picks[0] % len(running)] if picks else running[0]
+            batch.append((tid, gen + 1))
         self._complete_many(batch)
 
     @atomic
