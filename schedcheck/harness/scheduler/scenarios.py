@@ -272,6 +272,10 @@ def retry_beside_a_cancelled_dependent(p: Play, ids: list[str]) -> None:
     p.claim()
 
 
+#: The int id of :func:`ids_that_are_not_strings` (the suite's other ids are letters).
+INT_ID = 7
+
+
 def ids_that_are_not_strings(p: Play, ids: list[str]) -> None:
     """A task keyed by an int (a row's key, say) with a string-keyed dependent: a scheduler
     that stores or sends its ids as text must hand back the id it was given -- 7, not '7'."""
@@ -283,10 +287,6 @@ def ids_that_are_not_strings(p: Play, ids: list[str]) -> None:
     p.report(INT_ID, "complete")
     p.claim()
     p.report(a, "complete")
-
-
-#: The int id of :func:`ids_that_are_not_strings` (the suite's other ids are letters).
-INT_ID = 7
 
 
 #: name -> template, in the order the machine draws them (a seed's draws map to these names).

@@ -73,8 +73,8 @@ class Shape:
 
     name: str
     play: Callable[[Play, random.Random, list[Any]], None]
-    small: int  #: its size in the shapes phase's first pass (tasks)
-    large: int  #: its size in the second pass (tasks)
+    small: int  #: its size in the shapes phase's first pass (in its ``unit``)
+    large: int  #: its size in the second pass
     needs: str  #: what a size means, ``{n}`` the size: "a chain ~{n} deep"
     #: examples of the first pass a round (the first pass's size is large for some shapes)
     small_examples: int = 4
