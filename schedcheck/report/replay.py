@@ -78,14 +78,18 @@ HASH_SEED = {hash_seed!r}
 
 def install_paths() -> list[str]:
     """The folders the checking python imports from (site-packages, with the .pth of an
-    editable install, and the folder that holds schedcheck): a target that imports
-    schedcheck itself (a zoo mutant, an adapter) finds it there when run by another python."""
+    editable install, the folder that holds schedcheck, and the ``PYTHONPATH`` it ran with):
+    a target that imports schedcheck itself (a zoo mutant, an adapter), or a module found on
+    that ``PYTHONPATH``, is found there when run by another python (``python3 -I`` ignores
+    the variable)."""
     import sysconfig
 
     import schedcheck
 
     paths = [sysconfig.get_paths()["purelib"],
              os.path.dirname(os.path.dirname(os.path.abspath(schedcheck.__file__)))]
+    paths += [os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+              if p and os.path.isdir(p)]
     return list(dict.fromkeys(paths))
 
 

@@ -131,9 +131,10 @@ def load_target(spec: str, checked_in: str, search_paths: list[str]) -> Any:
         return _load(spec, checked_in)
     except ImportError as exc:
         raise SystemExit(
-            f"replay.py needs {exc.name or 'a module'}, which this python cannot import (the "
-            f"target imports it): run it with the python the check ran with, e.g. "
-            f"{search_paths and sys.executable} replay.py") from None
+            f"replay.py needs {exc.name or 'a module'}, which this python ({sys.executable}) "
+            "cannot import (the target imports it), nor the folders the check imported from: "
+            "run it with the python the check ran with, where that module is installed") \
+            from None
 
 
 def need_schedcheck(search_paths: list[str]) -> None:
@@ -151,8 +152,8 @@ def need_schedcheck(search_paths: list[str]) -> None:
     except ImportError:
         raise SystemExit(
             "this replay drives the recorded thread schedule with schedcheck's controller, "
-            "which this python cannot import: run it with the python the check ran with, e.g. "
-            f"{search_paths and sys.executable} replay.py") from None
+            f"which this python ({sys.executable}) cannot import: run it with the python the "
+            "check ran with") from None
 
 
 def _load(spec: str, checked_in: str) -> Any:
@@ -308,7 +309,8 @@ def cycle_named(exc: BaseException | None) -> list[str] | None:
 
 def same(value: Any, expected: str) -> bool:
     """True iff ``value``, as is or read as the check reads replies, prints as ``expected``."""
-    reads: tuple[Any, ...] = (lambda v: v, norm_reply, norm_claims, norm_info, norm_claim)
+    reads: tuple[Any, ...] = (lambda v: v, norm_reply, norm_claims, norm_info, norm_claim,
+                              lambda v: [norm_reply(r) for r in v])  # a batch's replies
     for norm in reads:
         try:
             if shown_repr(norm(value)) == expected:

@@ -11,8 +11,10 @@ implementation the entry was made from, where it must pass.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -125,6 +127,46 @@ def test_a_tolerance_mode_counterexample_replays(tmp_path: Path) -> None:
         numbers = [int(n) for n in re.findall(r"-?\d+", cx.setup + " ".join(
             st.code for st in cx.steps))]
         assert max(map(abs, numbers)) <= 1000, (cx.setup, [st.code for st in cx.steps])
+
+
+def test_a_batch_counterexample_replays_and_passes_once_fixed(tmp_path: Path) -> None:
+    """A mistake of ``complete_many`` alone: its replay reads the batch's list of replies
+    as the check did."""
+    from tests.toolkit.replay_batch import BatchIgnoresGenerations
+
+    spec = "tests.toolkit.replay_batch:BatchIgnoresGenerations"
+    result = pipeline.check("scheduler", BatchIgnoresGenerations, target_name=spec,
+                            examples=100, seed=0, cost=False, first=True)
+    found = _written(result, tmp_path, spec)
+    assert any(cx.divergence is not None and "complete_many" in cx.divergence.code
+               for cx, _ in found), [cx.steps for cx, _ in found]
+    for cx, script in found:
+        _assert_replays(cx, script)
+        _assert_passes_on(script, "schedcheck.impl:Scheduler")
+
+
+def test_a_target_found_through_pythonpath_replays(tmp_path: Path) -> None:
+    """``python3 -I replay.py`` ignores PYTHONPATH: the folders the check found the target
+    in through it are tried as well, so the replay loads it and is verified."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "pythonpath_target.py").write_text(
+        "from schedcheck.impl import Scheduler\n\n\n"
+        "class Forgetful(Scheduler):\n"
+        "    def complete(self, task_id, generation):\n"
+        "        return super().complete(task_id, self.info(task_id).generation)\n",
+        encoding="utf-8")
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(lib)}
+    done = subprocess.run([sys.executable, "-m", "schedcheck.cli", "check", "scheduler",
+                           "pythonpath_target:Forgetful", "--examples", "100", "--seed", "0",
+                           "--no-cost", "--first", "--out", str(work / "out")],
+                          cwd=work, env=env, capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert done.returncode == 1, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "replay it:   python3 replay.py   (run before this was shown: verified" in done.stdout, \
+        done.stdout[-3000:]
 
 
 @pytest.mark.parametrize(("system", "spec", "level"), [
