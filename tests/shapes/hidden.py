@@ -2,7 +2,8 @@
 place): a cycle check that misses a cycle entered from a dependent, a cycle check that
 recurses once per dependency, a submit that walks every path of the graph, a ready queue whose
 compaction loses the entries queued since the last claim, callbacks that compare generations
-with ``is``, and claims that carry their ids as text."""
+with ``is``, claims that carry their ids as text, and a cascading retry that forgets its own
+root."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from heapq import heapify
 from typing import Any
 
 from schedcheck.impl import Scheduler
-from schedcheck.impl.scheduler._support import SLOT_MASK
+from schedcheck.impl.scheduler._support import SLOT_MASK, packed, slots
 from schedcheck.impl.scheduler._support import R as READY
 
 #: How many paths the every-path edge check walks before it stands for a hang: a few
@@ -137,3 +138,18 @@ class ClaimsCarryTextIds(Scheduler):
 
     def ready(self, limit: Any = None) -> Any:
         return [claim._replace(task_id=str(claim.task_id)) for claim in super().ready(limit)]
+
+
+class RetryForgetsItsOwnRoot(Scheduler):
+    """A cascading ``retry()`` unlinks the retried dependents from their dependencies and
+    forgets a dependency left without dependents as if it were a never-submitted id -- also
+    when it is a real task (the failed root itself, whose only dependents are retried with
+    it): the retry raises instead of bringing the chain back."""
+
+    def _unlink_all(self, batch: list[int]) -> None:
+        members = set(batch)
+        for d in {d for s in batch for d in self._deps[s]}:
+            kept = [x for x in slots(self._out[d]).tolist() if x not in members]
+            self._out[d] = packed(kept) if kept else None
+            if not self._gen[d] or (not kept and not self._oout.get(d)):  # the mistake: `or`
+                self._forget_ghost(d)

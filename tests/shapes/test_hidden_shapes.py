@@ -168,3 +168,15 @@ def test_an_id_handed_back_as_text_is_found_by_the_directed_int_id() -> None:
     assert (cx.steps[-1].expected, cx.steps[-1].actual) == ("[(0, 1)]", "[('0', 1)]")
     assert _search_chunk(Scheduler, lambda c: c.start_state == scenario,
                          seed=0).counterexample is None
+
+
+def test_a_retry_that_forgets_its_root_is_found_by_the_directed_failed_chain() -> None:
+    scenario = "retry a failed chain"
+    result = _search_chunk(hidden.RetryForgetsItsOwnRoot, lambda c: c.start_state == scenario,
+                           seed=0)
+    cx = result.counterexample
+    assert cx is not None and cx.clause == "S-X-RETRY", result.notes
+    assert f"from the scenario '{scenario}'" in _found_note(result)
+    assert "retry(" in cx.steps[-1].code, [st.code for st in cx.steps]
+    assert _search_chunk(Scheduler, lambda c: c.start_state == scenario,
+                         seed=0).counterexample is None

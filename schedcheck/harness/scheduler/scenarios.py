@@ -18,7 +18,7 @@ that the first steps of most runs are adversarial:
 * a dependency resubmitted and cancelled while its dependent runs (the blocking stops at the
   RUNNING dependent: its own dependents stay PENDING).
 
-Three more are played only as the search's directed starts (:data:`DIRECTED_ONLY`, late in
+Four more are played only as the search's directed starts (:data:`DIRECTED_ONLY`, late in
 its round), not drawn by the rules, so that the draws of every other program stay as they were:
 
 * a READY task cancelled before any worker took it, then a claim (a queue in front of the
@@ -26,7 +26,9 @@ its round), not drawn by the rules, so that the draws of every other program sta
 * a cascading ``retry()`` of a failed task with a dependent cancelled before the failure (only
   the BLOCKED subtree comes back);
 * an int id beside the letters (a scheduler that keeps or sends its ids as text must hand back
-  the id it was given).
+  the id it was given);
+* a cascading ``retry()`` of a failed task with a chain of two BLOCKED behind it (every edge
+  into the retried tasks is unlinked and linked again).
 
 A scenario drives the machine through :class:`Play` (submit, start, claim, report, cancel): every
 call is recorded and compared like any other (resubmits when an id exists already). Adding a
@@ -272,6 +274,22 @@ def retry_beside_a_cancelled_dependent(p: Play, ids: list[str]) -> None:
     p.claim()
 
 
+def retry_a_failed_chain(p: Play, ids: list[str]) -> None:
+    """``a`` fails with a chain of two behind it, both BLOCKED: a cascading retry brings the
+    three back (each dependent's only dependency is retried with it), and they run again."""
+    a, z, j = ids[:3]
+    p.sub(a)
+    p.sub(z, a)
+    p.sub(j, z)
+    p.start()
+    p.claim()
+    p.report(a, "fail")
+    p.retry(a)
+    p.claim()
+    p.report(a, "complete")
+    p.claim()
+
+
 #: The int id of :func:`ids_that_are_not_strings` (the suite's other ids are letters).
 INT_ID = 7
 
@@ -308,6 +326,7 @@ DIRECTED_ONLY: dict[str, Callable[[Play, list[str]], None]] = {
     "cancel a READY task before any claim": cancel_before_any_claim,
     "retry beside a cancelled dependent": retry_beside_a_cancelled_dependent,
     "an id that is not a string": ids_that_are_not_strings,
+    "retry a failed chain": retry_a_failed_chain,
 }
 
 
