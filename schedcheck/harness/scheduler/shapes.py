@@ -107,6 +107,20 @@ class _Driver:
         self.p.sub(tid, *deps)
         self.tick()
 
+    def roots(self, ids: list[Any]) -> list[Any]:
+        """Submit ``ids`` with no dependencies, in a shuffled order (returned)."""
+        order = list(ids)
+        self.rng.shuffle(order)
+        for tid in order:
+            self.sub(tid)
+        return order
+
+    def claim(self, limit: int | None = None) -> list[Any]:
+        """One claim of the worker; the claims it returned."""
+        before = len(self.p.refs)
+        self.p.claim(limit)
+        return self.p.refs[before:]
+
     def submit_all(self, deps: dict[Any, list[Any]], order: list[Any]) -> None:
         for tid in order:
             self.sub(tid, *deps[tid])
@@ -222,14 +236,9 @@ def wide_fan_in(p: Play, rng: random.Random, ids: list[Any]) -> None:
     d = _Driver(p, rng, len(ids))
     join, roots = ids[0], ids[1:]
     d.sub(join, *roots)  # the join first: every root is still unknown
-    order = list(roots)
-    rng.shuffle(order)
-    for tid in order:
-        d.sub(tid)
+    d.roots(roots)
     p.start()
-    before = len(p.refs)
-    p.claim()
-    got = p.refs[before:]
+    got = d.claim()
     rng.shuffle(got)
     for i, ref in enumerate(got):
         p.machine.report(ref, "complete", None)
@@ -241,15 +250,10 @@ def wide_fan_in(p: Play, rng: random.Random, ids: list[Any]) -> None:
 
 def bulk_cancel(p: Play, rng: random.Random, ids: list[Any]) -> None:
     d = _Driver(p, rng, len(ids))
-    order = list(ids)
-    rng.shuffle(order)
-    for tid in order:
-        d.sub(tid)
+    order = d.roots(ids)
     p.start()
-    before = len(p.refs)
-    p.claim(1)
+    taken = {ref.task_id for ref in d.claim(1)}
     d.tick()
-    taken = {ref.task_id for ref in p.refs[before:]}
     queued = [tid for tid in order if tid not in taken]
     rng.shuffle(queued)
     keep = max(1, len(queued) // 10)
@@ -270,10 +274,8 @@ def many_generations(p: Play, rng: random.Random, ids: list[Any]) -> None:
         d.sub(task)  # the first submit, then a resubmit: a new generation each time
         if i == 0:
             p.start()
-        before = len(p.refs)
-        p.claim()
+        mine = [ref for ref in d.claim() if ref.task_id == task]
         d.tick()
-        mine = [ref for ref in p.refs[before:] if ref.task_id == task]
         if not mine:
             continue
         ref, draw = mine[-1], rng.random()
