@@ -186,7 +186,9 @@ class Runner:
                 self._report.claims += len(claims)
                 for c in claims:
                     self._pool.submit(self._execute, c)
-                if not claims and not self._inflight:
+                # idle only if nothing changed since ready() was asked: a completion that
+                # landed meanwhile may have made a task READY (a lost wakeup otherwise)
+                if not claims and not self._inflight and self._wakeups == seen:
                     self._idle = True
                     self._cv.notify_all()
                     if self._stop_when_idle:

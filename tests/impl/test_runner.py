@@ -242,3 +242,38 @@ def test_a_function_that_raises_a_base_exception_is_still_reported_as_failed() -
     report = run(s, workers=1)
     assert [(t, g, type(e)) for t, g, e in report.failed] == [("a", 1, SystemExit)]
     assert s.info("b").cause == Cause("failed", "a", 1)
+
+
+def test_a_completion_while_ready_comes_back_empty_is_not_lost() -> None:
+    """ready() returns nothing while the one running task still runs; before the dispatcher
+    looks at what is in flight, that task completes and releases the next. The runner must
+    look again, not stop as idle with a READY task left (a lost wakeup)."""
+    inner = Scheduler(2)
+    runners: list[Runner] = []
+    asked = threading.Event()  # the dispatcher's ready() has come back empty once
+
+    class LateEmptyReady:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(inner, name)
+
+        def ready(self, limit: Any = None) -> Any:
+            got = inner.ready(limit=limit)
+            running = [t for t in inner.task_ids()
+                       if inner.info(t).state is TaskState.RUNNING]
+            if not got and running and runners:
+                asked.set()
+                r = runners[0]
+                with r._cv:  # the completion lands between this reply and the dispatcher's look
+                    r._cv.wait_for(lambda: not r._inflight, timeout=10)
+            return got
+
+    def fn(token: CancelToken) -> None:
+        asked.wait(10)  # the first task runs until the dispatcher has asked in vain
+
+    for i in range(3):
+        inner.submit(i, [i - 1] if i else [], fn=fn)
+    runner = Runner(LateEmptyReady(), 2, _stop_when_idle=True)
+    runners.append(runner)
+    runner.start()
+    assert runner.wait_idle(30)
+    assert [t for t, _ in runner.report.succeeded] == [0, 1, 2], runner.report
